@@ -1,0 +1,38 @@
+# Warnings for every agpu target; host code only (nvcc gets its own flags).
+function(agpu_warnings target)
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion>)
+endfunction()
+
+# agpu_test(NAME SOURCES... LIBS ...): a GoogleTest program beside the code it tests.
+function(agpu_test name)
+  if(NOT AGPU_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(T "" "" "SOURCES;LIBS;LABELS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
+  agpu_warnings(${name})
+  set(labels unit ${T_LABELS})
+  gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST PROPERTIES LABELS "${labels}")
+endfunction()
+
+# agpu_cli_test(NAME EXIT STATUS [STDERR regex] [STDOUT regex] COMMAND args...):
+# runs the agpu program and checks its exit status and output.
+function(agpu_cli_test name)
+  if(NOT AGPU_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(T "" "EXIT;STDERR;STDOUT" "COMMAND" ${ARGN})
+  add_test(NAME cli.${name}
+           COMMAND ${CMAKE_COMMAND} -DAGPU=$<TARGET_FILE:agpu> "-DARGS=${T_COMMAND}" -DEXIT=${T_EXIT}
+                   "-DSTDERR=${T_STDERR}" "-DSTDOUT=${T_STDOUT}" -DWORKDIR=${CMAKE_CURRENT_SOURCE_DIR}
+                   -P ${PROJECT_SOURCE_DIR}/cmake/expect.cmake)
+  set_tests_properties(cli.${name} PROPERTIES LABELS "cli")
+endfunction()
+
+# CUDA sources in C++20 (CMake 3.25 has no CUDA_STANDARD 20 for nvcc), with
+# line info for the profilers and the SASS comparison.
+function(agpu_cuda_target target)
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-std=c++20 --expt-relaxed-constexpr -lineinfo>)
+endfunction()

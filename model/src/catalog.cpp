@@ -1,0 +1,84 @@
+#include "agpu/model/catalog.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "agpu/errors.hpp"
+#include "embedded_devices.hpp"
+
+namespace agpu::model {
+namespace {
+
+using json = nlohmann::json;
+
+json parse_json_text(const std::string& text, const std::string& where) {
+    try {
+        return json::parse(text);
+    } catch (const json::parse_error& e) {
+        // e.byte is the 1-based offset of the failure; turn it into a line.
+        std::size_t line = 1;
+        for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) line += text[i] == '\n';
+        throw input_error(where + ":" + std::to_string(line), std::string("not valid JSON (") + e.what() + ")");
+    }
+}
+
+const json& raw_preset(const std::string& id) {
+    static const std::map<std::string, json> raw = [] {
+        std::map<std::string, json> m;
+        for (const auto& f : detail::embedded_device_files())
+            m.emplace(f.id, parse_json_text(f.text, "model/devices/" + std::string(f.id) + ".json"));
+        return m;
+    }();
+    auto it = raw.find(id);
+    if (it == raw.end()) {
+        std::string known;
+        for (const auto& [k, v] : raw) known += (known.empty() ? "" : ", ") + k;
+        throw input_error("device " + id, "no such preset (known: " + known + ")");
+    }
+    return it->second;
+}
+
+const std::function<json(const std::string&)> base_resolver = [](const std::string& id) {
+    const json& j = raw_preset(id);
+    if (j.contains("base")) throw input_error("device " + id, "a base preset must not itself have a base");
+    return j;
+};
+
+}  // namespace
+
+const std::vector<device>& presets() {
+    static const std::vector<device> all = [] {
+        std::vector<device> v;
+        for (const auto& f : detail::embedded_device_files()) {
+            const std::string where = "model/devices/" + std::string(f.id) + ".json";
+            device d = device_from_json(raw_preset(f.id), where, &base_resolver);
+            if (d.id != f.id) throw input_error(where + ": field id", "must equal the file name (" + std::string(f.id) + ")");
+            v.push_back(std::move(d));
+        }
+        return v;
+    }();
+    return all;
+}
+
+device load_device_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw input_error(path, "cannot open device file");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return device_from_json(parse_json_text(ss.str(), path), path, &base_resolver);
+}
+
+device resolve_device(const std::string& id_or_file) {
+    const bool is_path = id_or_file.find('/') != std::string::npos ||
+                         (id_or_file.size() > 5 && id_or_file.ends_with(".json"));
+    if (is_path) return load_device_file(id_or_file);
+    for (const auto& d : presets())
+        if (d.id == id_or_file) return d;
+    std::string known;
+    for (const auto& d : presets()) known += (known.empty() ? "" : ", ") + d.id;
+    throw input_error("device " + id_or_file, "no such preset and not a file path (presets: " + known + ")");
+}
+
+}  // namespace agpu::model
