@@ -1,0 +1,135 @@
+// The kernel layer under nvcc: plain CUDA, every call a force-inlined one-liner.
+// Include agpu/kl/kl.hpp, not this file.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#define AGPU_KERNEL __global__
+#define AGPU_DEVICE __device__ __forceinline__
+#define AGPU_HOST_DEVICE __host__ __device__ __forceinline__
+
+namespace agpu::kl {
+
+using ::dim3;
+using ::uint3;
+using lane_mask = unsigned;  // one bit per lane of a 32-lane warp
+
+AGPU_DEVICE uint3 thread_idx() { return threadIdx; }
+AGPU_DEVICE uint3 block_idx() { return blockIdx; }
+AGPU_DEVICE dim3 block_dim() { return blockDim; }
+AGPU_DEVICE dim3 grid_dim() { return gridDim; }
+AGPU_DEVICE unsigned thread_rank() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+AGPU_DEVICE unsigned warp_size() { return warpSize; }
+AGPU_DEVICE unsigned lane_id() { return thread_rank() % warpSize; }
+AGPU_DEVICE unsigned warp_id() { return thread_rank() / warpSize; }
+AGPU_DEVICE lane_mask full_mask() { return 0xffffffffu; }
+
+// Global memory: a span of T in device memory.
+template <class T>
+class gspan {
+public:
+    using value_type = std::remove_const_t<T>;
+    AGPU_HOST_DEVICE gspan() = default;
+    AGPU_HOST_DEVICE gspan(T* data, std::size_t size) : m_data(data), m_size(size) {}
+    AGPU_HOST_DEVICE operator gspan<const T>() const { return {m_data, m_size}; }
+    AGPU_HOST_DEVICE std::size_t size() const { return m_size; }
+    AGPU_HOST_DEVICE T* data() const { return m_data; }
+    AGPU_HOST_DEVICE gspan subspan(std::size_t offset, std::size_t count) const { return {m_data + offset, count}; }
+
+    AGPU_DEVICE value_type load(std::size_t i) const { return m_data[i]; }
+    AGPU_DEVICE void store(std::size_t i, const value_type& v) const { m_data[i] = v; }
+    AGPU_DEVICE value_type atomic_add(std::size_t i, value_type v) const { return atomicAdd(m_data + i, v); }
+    AGPU_DEVICE value_type atomic_min(std::size_t i, value_type v) const { return atomicMin(m_data + i, v); }
+    AGPU_DEVICE value_type atomic_max(std::size_t i, value_type v) const { return atomicMax(m_data + i, v); }
+    AGPU_DEVICE value_type atomic_exch(std::size_t i, value_type v) const { return atomicExch(m_data + i, v); }
+    AGPU_DEVICE value_type atomic_cas(std::size_t i, value_type expected, value_type v) const {
+        return atomicCAS(m_data + i, expected, v);
+    }
+
+private:
+    T* m_data = nullptr;
+    std::size_t m_size = 0;
+};
+
+// Shared memory: a span of T in the block's shared memory. Same interface.
+template <class T>
+class sspan {
+public:
+    using value_type = std::remove_const_t<T>;
+    AGPU_DEVICE sspan() = default;
+    AGPU_DEVICE sspan(T* data, std::size_t size) : m_data(data), m_size(size) {}
+    AGPU_DEVICE std::size_t size() const { return m_size; }
+    AGPU_DEVICE sspan subspan(std::size_t offset, std::size_t count) const { return {m_data + offset, count}; }
+
+    AGPU_DEVICE value_type load(std::size_t i) const { return m_data[i]; }
+    AGPU_DEVICE void store(std::size_t i, const value_type& v) const { m_data[i] = v; }
+    AGPU_DEVICE value_type atomic_add(std::size_t i, value_type v) const { return atomicAdd(m_data + i, v); }
+    AGPU_DEVICE value_type atomic_min(std::size_t i, value_type v) const { return atomicMin(m_data + i, v); }
+    AGPU_DEVICE value_type atomic_max(std::size_t i, value_type v) const { return atomicMax(m_data + i, v); }
+    AGPU_DEVICE value_type atomic_exch(std::size_t i, value_type v) const { return atomicExch(m_data + i, v); }
+    AGPU_DEVICE value_type atomic_cas(std::size_t i, value_type expected, value_type v) const {
+        return atomicCAS(m_data + i, expected, v);
+    }
+
+private:
+    T* m_data = nullptr;
+    std::size_t m_size = 0;
+};
+
+// Static shared array: AGPU_SHARED(float, tile, 256); then tile.load(i) ...
+#define AGPU_SHARED(T, name, count)                       \
+    __shared__ T agpu_shared_storage_##name[(count)];     \
+    const ::agpu::kl::sspan<T> name { agpu_shared_storage_##name, (count) }
+
+AGPU_DEVICE unsigned dynamic_shared_bytes() {
+    unsigned r;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(r));
+    return r;
+}
+
+// The dynamic shared memory given at launch, as a span of T.
+template <class T>
+AGPU_DEVICE sspan<T> dynamic_shared() {
+    extern __shared__ __align__(16) unsigned char agpu_dynamic_shared[];
+    return {reinterpret_cast<T*>(agpu_dynamic_shared), dynamic_shared_bytes() / sizeof(T)};
+}
+
+AGPU_DEVICE void sync_threads() { __syncthreads(); }
+AGPU_DEVICE void sync_warp(lane_mask mask = 0xffffffffu) { __syncwarp(mask); }
+
+template <class T>
+AGPU_DEVICE T shfl(T v, int src_lane, lane_mask mask = 0xffffffffu, int width = 32) { return __shfl_sync(mask, v, src_lane, width); }
+template <class T>
+AGPU_DEVICE T shfl_up(T v, unsigned delta, lane_mask mask = 0xffffffffu, int width = 32) { return __shfl_up_sync(mask, v, delta, width); }
+template <class T>
+AGPU_DEVICE T shfl_down(T v, unsigned delta, lane_mask mask = 0xffffffffu, int width = 32) { return __shfl_down_sync(mask, v, delta, width); }
+template <class T>
+AGPU_DEVICE T shfl_xor(T v, int lane_bits, lane_mask mask = 0xffffffffu, int width = 32) { return __shfl_xor_sync(mask, v, lane_bits, width); }
+AGPU_DEVICE lane_mask ballot(bool pred, lane_mask mask = 0xffffffffu) { return __ballot_sync(mask, pred); }
+AGPU_DEVICE bool any(bool pred, lane_mask mask = 0xffffffffu) { return __any_sync(mask, pred); }
+AGPU_DEVICE bool all(bool pred, lane_mask mask = 0xffffffffu) { return __all_sync(mask, pred); }
+
+AGPU_DEVICE int popc(unsigned x) { return __popc(x); }
+AGPU_DEVICE int popc(unsigned long long x) { return __popcll(x); }
+AGPU_DEVICE int popc(unsigned long x) { return __popcll(x); }
+AGPU_DEVICE int clz(unsigned x) { return __clz(x); }
+AGPU_DEVICE int clz(unsigned long long x) { return __clzll(x); }
+template <class T>
+AGPU_HOST_DEVICE T min(T a, T b) { return b < a ? b : a; }
+template <class T>
+AGPU_HOST_DEVICE T max(T a, T b) { return a < b ? b : a; }
+// min(a + b, c) and max(a + b, c): one VIADDMNMX on sm_90 (DPX).
+AGPU_DEVICE int add_min(int a, int b, int c) { return __viaddmin_s32(a, b, c); }
+AGPU_DEVICE int add_max(int a, int b, int c) { return __viaddmax_s32(a, b, c); }
+AGPU_DEVICE unsigned add_min(unsigned a, unsigned b, unsigned c) { return __viaddmin_u32(a, b, c); }
+AGPU_DEVICE unsigned add_max(unsigned a, unsigned b, unsigned c) { return __viaddmax_u32(a, b, c); }
+// Two signed 16-bit lanes per 32-bit word, each min(a + b, c) / max(a + b, c).
+AGPU_DEVICE unsigned add_min_s16x2(unsigned a, unsigned b, unsigned c) { return __viaddmin_s16x2(a, b, c); }
+AGPU_DEVICE unsigned add_max_s16x2(unsigned a, unsigned b, unsigned c) { return __viaddmax_s16x2(a, b, c); }
+
+// n compute instructions, for the simulator's count; free on the GPU.
+AGPU_DEVICE void compute(unsigned = 1) {}
+
+}  // namespace agpu::kl

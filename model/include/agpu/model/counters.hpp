@@ -1,0 +1,169 @@
+// The counters, declared once (STYLE.md 4): name, unit, how a run aggregates
+// its launches, the CUPTI metric that measures it on sm_90 (empty where the
+// hardware has no counterpart), and what it means. The simulator fills them,
+// the validation layer reads the metric names from here, and the reports
+// label their columns from here.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace agpu::model {
+
+enum class counter : std::uint8_t {
+    launches,
+    thread_blocks,
+    threads,
+    time_steps,
+    io_blocks,
+    global_requests,
+    global_sectors,
+    global_load_instructions,
+    global_load_requests,
+    global_load_sectors,
+    global_load_blocks,
+    global_store_instructions,
+    global_store_requests,
+    global_store_sectors,
+    global_store_blocks,
+    global_atomic_instructions,
+    global_atomic_sectors,
+    global_atomic_blocks,
+    shared_wavefronts,
+    bank_conflicts,
+    shared_load_instructions,
+    shared_load_wavefronts,
+    shared_load_bank_conflicts,
+    shared_store_instructions,
+    shared_store_wavefronts,
+    shared_store_bank_conflicts,
+    shared_atomic_instructions,
+    shared_atomic_wavefronts,
+    barrier_instructions,
+    collective_instructions,
+    compute_instructions,
+    warp_instructions,
+    lane_accesses,
+    shared_words_max,
+    count_  // not a counter: the number of counters
+};
+
+inline constexpr std::size_t counter_count = static_cast<std::size_t>(counter::count_);
+
+// How a run (or a launch) combines parts: a sum, or the largest.
+enum class aggregation : std::uint8_t { sum, max };
+
+struct counter_info {
+    counter id;
+    std::string_view name;          // JSON/CSV key
+    std::string_view unit;
+    aggregation agg;
+    std::string_view cupti_metric;  // sm_90 metric with the same meaning, "" if none
+    std::string_view description;
+};
+
+inline constexpr std::array<counter_info, counter_count> counter_table{{
+    {counter::launches, "launches", "launches", aggregation::sum, "", "kernel launches (host synchronisations)"},
+    {counter::thread_blocks, "thread_blocks", "blocks", aggregation::sum, "", "thread blocks run"},
+    {counter::threads, "threads", "threads", aggregation::sum, "", "threads run"},
+    {counter::time_steps, "time_steps", "steps", aggregation::sum, "",
+     "AGPU time: per launch the busiest MP's steps (one per warp-instruction, shared ones charged their wavefronts)"},
+    {counter::io_blocks, "io_blocks", "blocks", aggregation::sum, "",
+     "AGPU I/O: distinct b-word global blocks per warp-instruction, summed (loads, stores, atomics)"},
+    {counter::global_requests, "global_requests", "requests", aggregation::sum, "",
+     "global load + store requests (one per warp-instruction)"},
+    {counter::global_sectors, "global_sectors", "sectors", aggregation::sum, "",
+     "global load + store 32-byte sectors"},
+    {counter::global_load_instructions, "global_load_instructions", "warp-instructions", aggregation::sum,
+     "smsp__inst_executed_op_global_ld.sum", "global load warp-instructions"},
+    {counter::global_load_requests, "global_load_requests", "requests", aggregation::sum,
+     "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "global load requests"},
+    {counter::global_load_sectors, "global_load_sectors", "sectors", aggregation::sum,
+     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "distinct 32-byte sectors per global load, summed"},
+    {counter::global_load_blocks, "global_load_blocks", "blocks", aggregation::sum, "",
+     "distinct AGPU blocks per global load, summed"},
+    {counter::global_store_instructions, "global_store_instructions", "warp-instructions", aggregation::sum,
+     "smsp__inst_executed_op_global_st.sum", "global store warp-instructions"},
+    {counter::global_store_requests, "global_store_requests", "requests", aggregation::sum,
+     "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "global store requests"},
+    {counter::global_store_sectors, "global_store_sectors", "sectors", aggregation::sum,
+     "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "distinct 32-byte sectors per global store, summed"},
+    {counter::global_store_blocks, "global_store_blocks", "blocks", aggregation::sum, "",
+     "distinct AGPU blocks per global store, summed"},
+    {counter::global_atomic_instructions, "global_atomic_instructions", "warp-instructions", aggregation::sum,
+     "smsp__inst_executed_op_global_atom.sum", "global atomic warp-instructions"},
+    {counter::global_atomic_sectors, "global_atomic_sectors", "sectors", aggregation::sum,
+     "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum", "distinct 32-byte sectors per global atomic, summed"},
+    {counter::global_atomic_blocks, "global_atomic_blocks", "blocks", aggregation::sum, "",
+     "distinct AGPU blocks per global atomic, summed"},
+    {counter::shared_wavefronts, "shared_wavefronts", "wavefronts", aggregation::sum, "",
+     "shared load + store + atomic wavefronts"},
+    {counter::bank_conflicts, "bank_conflicts", "wavefronts", aggregation::sum, "",
+     "shared wavefronts beyond one per shared warp-instruction (loads + stores + atomics)"},
+    {counter::shared_load_instructions, "shared_load_instructions", "warp-instructions", aggregation::sum,
+     "smsp__inst_executed_op_shared_ld.sum", "shared load warp-instructions"},
+    {counter::shared_load_wavefronts, "shared_load_wavefronts", "wavefronts", aggregation::sum,
+     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+     "per shared load, the most distinct words wanted from one bank, summed"},
+    {counter::shared_load_bank_conflicts, "shared_load_bank_conflicts", "wavefronts", aggregation::sum,
+     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "shared load wavefronts minus shared loads"},
+    {counter::shared_store_instructions, "shared_store_instructions", "warp-instructions", aggregation::sum,
+     "smsp__inst_executed_op_shared_st.sum", "shared store warp-instructions"},
+    {counter::shared_store_wavefronts, "shared_store_wavefronts", "wavefronts", aggregation::sum,
+     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+     "per shared store, the most distinct words written to one bank, summed"},
+    {counter::shared_store_bank_conflicts, "shared_store_bank_conflicts", "wavefronts", aggregation::sum,
+     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "shared store wavefronts minus shared stores"},
+    {counter::shared_atomic_instructions, "shared_atomic_instructions", "warp-instructions", aggregation::sum,
+     "smsp__inst_executed_op_shared_atom.sum", "shared atomic warp-instructions"},
+    {counter::shared_atomic_wavefronts, "shared_atomic_wavefronts", "wavefronts", aggregation::sum, "",
+     "per shared atomic, the most distinct words wanted from one bank, summed"},
+    {counter::barrier_instructions, "barrier_instructions", "warp-instructions", aggregation::sum,
+     "smsp__inst_executed_op_barrier.sum", "block barriers, one per warp"},
+    {counter::collective_instructions, "collective_instructions", "warp-instructions", aggregation::sum, "",
+     "warp shuffles, votes and warp syncs"},
+    {counter::compute_instructions, "compute_instructions", "warp-instructions", aggregation::sum, "",
+     "compute instructions the kernel declares with kl::compute(n)"},
+    {counter::warp_instructions, "warp_instructions", "warp-instructions", aggregation::sum, "",
+     "every recorded warp-instruction: memory, barriers, collectives, declared compute "
+     "(the hardware's smsp__inst_executed.sum also counts address arithmetic and control flow)"},
+    {counter::lane_accesses, "lane_accesses", "accesses", aggregation::sum, "",
+     "memory accesses by single lanes (the simulator's unit of work)"},
+    {counter::shared_words_max, "shared_words_max", "words", aggregation::max, "",
+     "shared-memory footprint of one thread block, in words of w bits (must not exceed M)"},
+}};
+
+constexpr const counter_info& info(counter c) { return counter_table[static_cast<std::size_t>(c)]; }
+
+// The table is indexed by the enum: each row must sit at its own position.
+constexpr bool counter_table_in_order() {
+    for (std::size_t i = 0; i < counter_count; ++i)
+        if (static_cast<std::size_t>(counter_table[i].id) != i) return false;
+    return true;
+}
+static_assert(counter_table_in_order(), "counter_table rows must follow the order of enum counter");
+
+// A set of counter values.
+struct counts {
+    std::array<std::uint64_t, counter_count> v{};
+    std::uint64_t& operator[](counter c) { return v[static_cast<std::size_t>(c)]; }
+    std::uint64_t operator[](counter c) const { return v[static_cast<std::size_t>(c)]; }
+    // Combines `o` into this by each counter's aggregation.
+    void merge(const counts& o) {
+        for (std::size_t i = 0; i < counter_count; ++i)
+            v[i] = counter_table[i].agg == aggregation::sum ? v[i] + o.v[i] : (v[i] > o.v[i] ? v[i] : o.v[i]);
+    }
+};
+
+// Looks a counter up by its name; false if there is none.
+constexpr bool counter_by_name(std::string_view name, counter& out) {
+    for (const auto& c : counter_table)
+        if (c.name == name) {
+            out = c.id;
+            return true;
+        }
+    return false;
+}
+
+}  // namespace agpu::model
