@@ -27,6 +27,12 @@ struct algo_spec {
     std::vector<param_spec> params;
 };
 
+// Whether a run's outputs equal the CPU reference (simulator or GPU).
+struct check_result {
+    bool passed = false;
+    std::string detail;  // what was compared, or the first mismatch
+};
+
 // Checked parameter values of one algorithm (defaults filled in).
 class param_values {
 public:

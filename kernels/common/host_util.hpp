@@ -1,0 +1,45 @@
+// Host-side helpers shared by every algorithm's runners (simulator and GPU):
+// random inputs from a seed, and comparison with a CPU reference.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace agpu::kernels {
+
+// n random values of T (never all zeros; METHOD: random inputs, never zeros).
+template <class T>
+std::vector<T> random_values(std::size_t n, std::uint64_t seed, T lo, T hi) {
+    std::mt19937_64 rng(seed);
+    std::vector<T> v(n);
+    if constexpr (std::is_floating_point_v<T>) {
+        std::uniform_real_distribution<T> d(lo, hi);
+        for (auto& x : v) x = d(rng);
+    } else {
+        std::uniform_int_distribution<T> d(lo, hi);
+        for (auto& x : v) x = d(rng);
+    }
+    return v;
+}
+
+// "" when equal; otherwise where they first differ.
+template <class T>
+std::string first_mismatch(const std::vector<T>& got, const std::vector<T>& want, const std::string& what) {
+    if (got.size() != want.size())
+        return what + ": " + std::to_string(got.size()) + " values, expected " + std::to_string(want.size());
+    for (std::size_t i = 0; i < got.size(); ++i)
+        if (!(got[i] == want[i])) {
+            std::ostringstream os;
+            os << what << "[" << i << "] = " << +got[i] << ", expected " << +want[i];
+            return os.str();
+        }
+    return "";
+}
+
+// Blocks of `block` threads covering n threads.
+inline unsigned blocks_for(std::uint64_t n, unsigned block) { return static_cast<unsigned>((n + block - 1) / block); }
+
+}  // namespace agpu::kernels

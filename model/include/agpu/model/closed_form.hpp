@@ -1,0 +1,48 @@
+// Closed-form AGPU costs of each algorithm, registered by key next to the
+// algorithm's other pieces. A closed form predicts some counters exactly (the
+// ones the model makes exact for the algorithm's access pattern) and says
+// which; the simulator's tests compare the two.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "agpu/model/algorithm.hpp"
+#include "agpu/model/counters.hpp"
+#include "agpu/model/machine.hpp"
+
+namespace agpu::model {
+
+using partial_counts = std::map<counter, std::uint64_t>;
+
+struct closed_form {
+    std::string key;
+    std::string formula;  // the costs in words, for `agpu algos` and reports
+    std::function<partial_counts(const machine&, std::uint64_t n, const param_values&)> costs;
+};
+
+// Every registered closed form, by key.
+const std::map<std::string, closed_form>& closed_forms();
+// The closed form of `key`, or nullptr.
+const closed_form* find_closed_form(const std::string& key);
+
+struct closed_form_registrar {
+    explicit closed_form_registrar(closed_form f);
+};
+
+// Shared building blocks of closed forms.
+// Distinct units of `unit` bytes touched by `lanes` accesses of `bytes` bytes,
+// `stride_bytes` apart, from a base aligned to `unit`.
+std::uint64_t strided_units(std::uint64_t lanes, std::uint64_t stride_bytes, std::uint64_t bytes, std::uint64_t unit);
+// Warps with at least one live lane when n threads run in blocks of `block` threads.
+std::uint64_t live_warps(std::uint64_t n, std::uint64_t block, std::uint64_t b);
+
+}  // namespace agpu::model
+
+#define AGPU_CF_CAT2(a, b) a##b
+#define AGPU_CF_CAT(a, b) AGPU_CF_CAT2(a, b)
+// AGPU_REGISTER_CLOSED_FORM({key, formula, costs}): registers at start-up.
+#define AGPU_REGISTER_CLOSED_FORM(...) \
+    static const ::agpu::model::closed_form_registrar AGPU_CF_CAT(agpu_closed_form_, __LINE__) { __VA_ARGS__ }

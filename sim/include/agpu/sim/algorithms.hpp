@@ -1,0 +1,62 @@
+// The algorithms the simulator can run, registered by key from each
+// algorithm's folder in kernels/ (AGPU_REGISTER_SIM_ALGORITHM), and one call
+// that runs one of them on a device and returns its record as versioned JSON.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "agpu/model/algorithm.hpp"
+#include "agpu/model/device.hpp"
+#include "agpu/sim/executor.hpp"
+
+namespace agpu::sim {
+
+using model::check_result;
+
+struct algorithm {
+    model::algo_spec spec;
+    // Makes inputs from `seed`, runs the algorithm's driver on `ex`, compares
+    // the outputs with the CPU reference.
+    std::function<check_result(executor& ex, std::uint64_t n, const model::param_values& p, std::uint64_t seed)> run;
+};
+
+// Every registered algorithm, sorted by key.
+std::vector<const algorithm*> algorithms();
+// Throws input_error naming the key and listing the known ones.
+const algorithm& find_algorithm(const std::string& key);
+
+struct algorithm_registrar {
+    explicit algorithm_registrar(algorithm a);
+};
+
+struct simulation {
+    std::string algo;
+    model::device device;
+    std::uint64_t n = 0;
+    model::param_values params;
+    std::uint64_t seed = 0;
+    run_record record;
+    check_result check;
+};
+
+// Runs `algo` on `dev` with n and params (already checked).
+simulation simulate(const algorithm& algo, const model::device& dev, std::uint64_t n, const model::param_values& params,
+                    std::uint64_t seed = 1);
+
+inline constexpr const char* simulate_schema = "agpu.simulate/1";
+// {schema, commit, device, algo, n, params, seed, check, launches[], totals{}}.
+nlohmann::json to_json(const simulation& s);
+nlohmann::json counts_to_json(const counts& c);
+
+}  // namespace agpu::sim
+
+#define AGPU_SIM_CAT2(a, b) a##b
+#define AGPU_SIM_CAT(a, b) AGPU_SIM_CAT2(a, b)
+// AGPU_REGISTER_SIM_ALGORITHM(spec, run): one line beside an algorithm's kernels.
+#define AGPU_REGISTER_SIM_ALGORITHM(spec, run) \
+    static const ::agpu::sim::algorithm_registrar AGPU_SIM_CAT(agpu_sim_algorithm_, __LINE__) { {spec, run} }

@@ -1,0 +1,104 @@
+// The simulator counts exactly what the AGPU model charges: every micro-kernel
+// against its closed form, on b = 32, 64 and 16, on awkward sizes (1, 7, b-1,
+// b, b+1, partial blocks) as well as round ones; and the issue's formulas.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "agpu/model/catalog.hpp"
+#include "agpu/model/closed_form.hpp"
+#include "agpu/sim/algorithms.hpp"
+
+namespace model = agpu::model;
+namespace sim = agpu::sim;
+using model::counter;
+
+namespace {
+
+const char* devices[] = {"h100", "h100-b64", "geforce-gtx280"};  // b = 32, 64, 16
+
+struct cfg {
+    const char* algo;
+    std::vector<std::string> sets;
+};
+
+const std::vector<cfg> configs = {
+    {"micro/global-stride", {"stride=1"}},  {"micro/global-stride", {"stride=3"}},
+    {"micro/global-stride", {"stride=8"}},  {"micro/global-stride", {"stride=33"}},
+    {"micro/global-stride", {"stride=2", "op=store"}}, {"micro/global-stride", {"stride=40", "op=store"}},
+    {"micro/shared-stride", {"stride=1"}},  {"micro/shared-stride", {"stride=2"}},
+    {"micro/shared-stride", {"stride=6"}},  {"micro/shared-stride", {"stride=17"}},
+    {"micro/shared-stride", {"stride=64"}}, {"micro/broadcast", {}},
+    {"micro/barriers", {"count=3"}},        {"micro/barriers", {"count=0"}},
+    {"micro/divergent", {"ways=1"}},        {"micro/divergent", {"ways=3"}},
+    {"micro/divergent", {"ways=32"}},       {"micro/atomics", {"distinct=1"}},
+    {"micro/atomics", {"distinct=5"}},      {"micro/atomics", {"space=shared", "distinct=1"}},
+    {"micro/atomics", {"space=shared", "distinct=40"}},
+};
+
+model::counts run(const std::string& dev, const std::string& algo, std::uint64_t n, const std::vector<std::string>& sets) {
+    const auto& a = sim::find_algorithm(algo);
+    const auto s = sim::simulate(a, model::resolve_device(dev), n, model::parse_params(a.spec, sets), 7);
+    EXPECT_TRUE(s.check.passed) << algo << " on " << dev << " n=" << n << ": " << s.check.detail;
+    return s.record.totals();
+}
+
+}  // namespace
+
+TEST(Exact, EveryMicroKernelMatchesItsClosedForm) {
+    for (const char* dev : devices) {
+        const auto d = model::resolve_device(dev);
+        const std::uint64_t b = d.agpu.b;
+        for (const auto& c : configs)
+            for (std::uint64_t n : {std::uint64_t(1), std::uint64_t(7), b - 1, b, b + 1, std::uint64_t(255),
+                                    std::uint64_t(257), std::uint64_t(1000), std::uint64_t(4096)}) {
+                const auto& a = sim::find_algorithm(c.algo);
+                const auto params = model::parse_params(a.spec, c.sets);
+                const auto got = run(dev, c.algo, n, c.sets);
+                const auto* cf = model::find_closed_form(c.algo);
+                ASSERT_NE(cf, nullptr) << c.algo;
+                for (const auto& [ctr, want] : cf->costs(d.agpu, n, params))
+                    EXPECT_EQ(got[ctr], want) << c.algo << " " << ::testing::PrintToString(c.sets) << " on " << dev
+                                              << " n=" << n << ": counter " << model::info(ctr).name;
+            }
+    }
+}
+
+// DESIGN.md / issue 3 with b lanes and 4-byte words: a global load of stride s
+// from an aligned base costs min(4s, 32) sectors per request when b = 32
+// (generally min(s*b/8, b)) and min(s, b) AGPU blocks per instruction; a shared
+// load of stride s costs gcd(s, b) wavefronts; all lanes reading one word cost 1.
+TEST(Exact, StrideFormulas) {
+    for (const char* dev : devices) {
+        const std::uint64_t b = model::resolve_device(dev).agpu.b;
+        const std::uint64_t n = 4096;  // full warps only
+        const std::uint64_t warps = n / b;
+        for (std::uint64_t s : {1, 2, 3, 4, 5, 7, 8, 16, 31, 32, 33, 64, 100}) {
+            const auto g = run(dev, "micro/global-stride", n, {"stride=" + std::to_string(s)});
+            EXPECT_EQ(g[counter::global_load_requests], warps);
+            EXPECT_EQ(g[counter::global_load_sectors], warps * std::min(s * b / 8, b)) << dev << " s=" << s;
+            EXPECT_EQ(g[counter::global_load_blocks], warps * std::min(s, b)) << dev << " s=" << s;
+            if (s <= 64) {
+                const auto sh = run(dev, "micro/shared-stride", n, {"stride=" + std::to_string(s)});
+                EXPECT_EQ(sh[counter::shared_load_wavefronts], warps * std::gcd(s, b)) << dev << " s=" << s;
+                EXPECT_EQ(sh[counter::shared_load_bank_conflicts], warps * (std::gcd(s, b) - 1));
+                if (s % 2 == 1) EXPECT_EQ(sh[counter::shared_load_bank_conflicts], 0u) << "odd strides are conflict-free";
+            }
+        }
+        const auto bc = run(dev, "micro/broadcast", n, {});
+        EXPECT_EQ(bc[counter::shared_load_wavefronts], warps);
+        EXPECT_EQ(bc[counter::bank_conflicts], 0u);
+    }
+}
+
+TEST(Exact, EverySimulatedAlgorithmHasAClosedForm) {
+    for (const auto* a : sim::algorithms())
+        EXPECT_NE(model::find_closed_form(a->spec.key), nullptr) << a->spec.key << " has no closed form in model/costs/";
+}
+
+TEST(Exact, TimeIsTheBusiestMp) {
+    // 132 MPs, 8 warps per block, 2 instructions per warp: 16 steps per block.
+    // 264 blocks = 2 rounds: 32 steps; 265 blocks: one MP runs 3 blocks: 48.
+    EXPECT_EQ(run("h100", "micro/global-stride", 264 * 256, {})[counter::time_steps], 32u);
+    EXPECT_EQ(run("h100", "micro/global-stride", 264 * 256 + 1, {})[counter::time_steps], 48u - 14u);
+}
