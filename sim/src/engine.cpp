@@ -77,7 +77,8 @@ std::string where(const std::source_location& l) {
     return f + ":" + std::to_string(l.line());
 }
 
-// Occurrences of each site in one lane: a small open-addressing table.
+// Occurrences of each site in one lane: a small open-addressing table whose
+// clear() is O(1) (a generation number marks the live slots).
 class site_counter {
 public:
     std::uint32_t next(std::uint64_t site) {
@@ -85,12 +86,12 @@ public:
         std::size_t i = site & (m_slots.size() - 1);
         while (true) {
             auto& s = m_slots[i];
-            if (s.site == site && s.used) return s.count++;
-            if (!s.used) {
-                s = {site, 1, true};
+            if (s.generation != m_generation) {
+                s = {site, 1, m_generation};
                 ++m_used;
                 return 0;
             }
+            if (s.site == site) return s.count++;
             i = (i + 1) & (m_slots.size() - 1);
         }
     }
@@ -98,37 +99,40 @@ public:
         std::size_t i = site & (m_slots.size() - 1);
         while (true) {
             const auto& s = m_slots[i];
-            if (!s.used) return 0;
+            if (s.generation != m_generation) return 0;
             if (s.site == site) return s.count;
             i = (i + 1) & (m_slots.size() - 1);
         }
     }
     void clear() {
-        if (m_used == 0) return;
-        std::fill(m_slots.begin(), m_slots.end(), slot{});
         m_used = 0;
+        if (++m_generation == 0) {  // wrapped: really clear
+            std::fill(m_slots.begin(), m_slots.end(), slot{});
+            m_generation = 1;
+        }
     }
 
 private:
     struct slot {
         std::uint64_t site = 0;
         std::uint32_t count = 0;
-        bool used = false;
+        std::uint32_t generation = 0;
     };
     void grow() {
         std::vector<slot> old = std::move(m_slots);
         m_slots.assign(old.size() * 2, slot{});
         m_used = 0;
         for (const auto& s : old)
-            if (s.used) {
+            if (s.generation == m_generation) {
                 std::size_t i = s.site & (m_slots.size() - 1);
-                while (m_slots[i].used) i = (i + 1) & (m_slots.size() - 1);
+                while (m_slots[i].generation == m_generation) i = (i + 1) & (m_slots.size() - 1);
                 m_slots[i] = s;
                 ++m_used;
             }
     }
-    std::vector<slot> m_slots = std::vector<slot>(64);
+    std::vector<slot> m_slots = std::vector<slot>(16);
     std::size_t m_used = 0;
+    std::uint32_t m_generation = 1;
 };
 
 struct sim_thread {
@@ -173,7 +177,10 @@ public:
     }
 
 private:
-    static std::size_t page() { return static_cast<std::size_t>(sysconf(_SC_PAGESIZE)); }
+    static std::size_t page() {
+        static const std::size_t bytes = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+        return bytes;
+    }
     static std::size_t round_up(std::size_t b) { return (b + page() - 1) / page() * page(); }
     std::size_t m_bytes;
     std::vector<void*> m_stacks;
@@ -391,8 +398,22 @@ public:
     }
 
 private:
+    // True when the lanes' accesses are back to back in lane order (the
+    // coalesced case); then [first, end) is the range they cover.
+    static bool contiguous(const std::vector<std::pair<std::uint64_t, std::uint32_t>>& acc, std::uint64_t& first,
+                           std::uint64_t& end) {
+        first = acc.front().first;
+        end = first;
+        for (auto [a, n] : acc) {
+            if (a != end) return false;
+            end = a + n;
+        }
+        return true;
+    }
     // Distinct units of `unit` bytes touched by the accesses.
     std::uint64_t distinct(const std::vector<std::pair<std::uint64_t, std::uint32_t>>& acc, std::uint64_t unit) {
+        std::uint64_t first = 0, end = 0;
+        if (contiguous(acc, first, end)) return (end - 1) / unit - first / unit + 1;
         m_ids.clear();
         for (auto [a, n] : acc)
             for (std::uint64_t u = a / unit, last = (a + n - 1) / unit; u <= last; ++u) m_ids.push_back(u);
@@ -401,6 +422,11 @@ private:
     // The most distinct words any one bank is asked for (a word read by many lanes counts once).
     std::uint64_t shared_wavefronts(const std::vector<std::pair<std::uint64_t, std::uint32_t>>& acc) {
         const std::uint64_t wb = m_m.word_bytes();
+        std::uint64_t first = 0, end = 0;
+        if (contiguous(acc, first, end)) {  // distinct consecutive words: spread evenly over the banks
+            const std::uint64_t words = (end - 1) / wb - first / wb + 1;
+            return (words + m_m.b - 1) / m_m.b;
+        }
         m_ids.clear();
         for (auto [a, n] : acc)
             for (std::uint64_t wd = a / wb, last = (a + n - 1) / wb; wd <= last; ++wd) m_ids.push_back(wd);
@@ -664,11 +690,18 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
         }
     } unwind{threads};
 
+    // Per launch: the warps' lanes and their groupers, reused by every block.
+    std::vector<std::vector<sim_thread*>> warps(nwarps);
+    for (std::uint64_t r = 0; r < nthreads; ++r) warps[r / b].push_back(&threads[r]);
+    counts bcounts;
+    std::vector<warp_grouper> groupers;
+    groupers.reserve(nwarps);
+    for (std::size_t w = 0; w < nwarps; ++w) groupers.emplace_back(cst, bcounts);
+
     for (std::uint64_t bid = 0; bid < nblocks; ++bid) {
         const kl::uint3 bidx{unsigned(bid % grid.x), unsigned(bid / grid.x % grid.y), unsigned(bid / grid.x / grid.y)};
         bc.statics.clear();
         bc.shared_used = dynamic_shared_bytes;
-        std::vector<std::vector<sim_thread*>> warps(nwarps);
         for (std::uint64_t r = 0; r < nthreads; ++r) {
             sim_thread& t = threads[r];
             t.state = thread_state::runnable;
@@ -686,7 +719,6 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
             t.info.warp_size = b;
             t.info.dynamic_shared = bc.shared.data();
             t.info.dynamic_shared_bytes = dynamic_shared_bytes;
-            warps[r / b].push_back(&t);
             const ctx::stack_context sc = m_engine->stacks.get(r);
             t.fiber = ctx::fiber(std::allocator_arg, ctx::preallocated(sc.sp, sc.size, sc), pooled_stack{},
                                  [&t, body, arg](ctx::fiber&& caller) {
@@ -704,11 +736,8 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
                                  });
         }
 
-        counts bcounts;
+        bcounts = counts{};
         std::uint64_t steps = 0;
-        std::vector<warp_grouper> groupers;
-        groupers.reserve(nwarps);
-        for (std::size_t w = 0; w < nwarps; ++w) groupers.emplace_back(cst, bcounts);
 
         auto resume = [&](sim_thread& t) {
             t.state = thread_state::runnable;

@@ -1,0 +1,130 @@
+// agpu simulate --algo KEY [--n N] [--device ID|FILE] [--set NAME=VALUE ...] [--seed S] [--format table|json]
+// agpu algos [--format table|json]
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "../command.hpp"
+#include "../table.hpp"
+#include "agpu/model/catalog.hpp"
+#include "agpu/model/closed_form.hpp"
+#include "agpu/sim/algorithms.hpp"
+
+namespace agpu::cli {
+namespace {
+
+const char* simulate_usage =
+    "agpu simulate --algo KEY [--n N] [--device ID|FILE] [--set NAME=VALUE ...] [--seed S] [--format table|json]";
+
+void print_simulation(const sim::simulation& s, std::ostream& os) {
+    os << s.algo << " on " << s.device.id << " " << s.device.agpu << ", n = " << s.n;
+    for (const auto& [k, v] : s.params.all()) os << ", " << k << " = " << v;
+    os << "\ncheck: " << (s.check.passed ? "passed" : "FAILED") << " (" << s.check.detail << ")\n\n";
+    // Per launch: the counters a reader looks at first; every counter is in the JSON.
+    const model::counter cols[] = {model::counter::time_steps,       model::counter::io_blocks,
+                                   model::counter::global_requests,  model::counter::global_sectors,
+                                   model::counter::shared_wavefronts, model::counter::bank_conflicts,
+                                   model::counter::warp_instructions, model::counter::shared_words_max};
+    text_table t;
+    t.add_column("#");
+    t.add_column("kernel", text_table::align::left);
+    t.add_column("grid x block");
+    for (auto c : cols) t.add_column(std::string(model::info(c).name));
+    auto row = [&](const std::string& idx, const std::string& name, const std::string& shape, const model::counts& c) {
+        std::vector<std::string> r{idx, name, shape};
+        for (auto col : cols) r.push_back(fmt_num(double(c[col])));
+        t.add_row(std::move(r));
+    };
+    const std::size_t shown = std::min<std::size_t>(s.record.launches.size(), 40);
+    for (std::size_t i = 0; i < shown; ++i) {
+        const auto& l = s.record.launches[i];
+        row(std::to_string(i), l.kernel,
+            std::to_string(std::uint64_t(l.grid.x) * l.grid.y * l.grid.z) + " x " +
+                std::to_string(std::uint64_t(l.block.x) * l.block.y * l.block.z),
+            l.c);
+    }
+    if (shown < s.record.launches.size())
+        t.add_row({"...", "(" + std::to_string(s.record.launches.size() - shown) + " more launches: --format json)", "",
+                   "", "", "", "", "", "", "", ""});
+    row("", "total (" + std::to_string(s.record.launches.size()) + " launches)", "", s.record.totals());
+    t.print(os);
+}
+
+int run_simulate(const invocation& inv) {
+    po::options_description opts("options");
+    opts.add_options()("algo", po::value<std::string>()->required(), "algorithm key (agpu algos lists them)")(
+        "n", po::value<std::uint64_t>(), "problem size (default: the algorithm's)")(
+        "device", po::value<std::string>()->default_value("h100"), "device preset id or device file")(
+        "set", po::value<std::vector<std::string>>()->composing(), "algorithm parameter NAME=VALUE (repeatable)")(
+        "seed", po::value<std::uint64_t>()->default_value(1), "seed of the random inputs");
+    add_format_option(opts);
+    po::variables_map vm;
+    if (!parse_options(inv, simulate_usage, opts, {}, vm)) return exit_ok;
+    const auto format = format_option(vm);
+    const auto& algo = sim::find_algorithm(vm["algo"].as<std::string>());
+    const auto dev = model::resolve_device(vm["device"].as<std::string>());
+    const std::uint64_t n = vm.count("n") ? vm["n"].as<std::uint64_t>() : algo.spec.default_n;
+    model::check_n(algo.spec, n);
+    const auto params = model::parse_params(
+        algo.spec, vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{});
+    const auto s = sim::simulate(algo, dev, n, params, vm["seed"].as<std::uint64_t>());
+    if (format == output_format::json) inv.out << sim::to_json(s).dump(2) << '\n';
+    else print_simulation(s, inv.out);
+    if (!s.check.passed) {
+        inv.err << "agpu simulate: the simulated outputs differ from the CPU reference: " << s.check.detail << '\n';
+        return exit_internal;
+    }
+    return exit_ok;
+}
+
+int run_algos(const invocation& inv) {
+    po::options_description opts("options");
+    add_format_option(opts);
+    po::variables_map vm;
+    if (!parse_options(inv, "agpu algos [--format table|json]", opts, {}, vm)) return exit_ok;
+    const auto algos = sim::algorithms();
+    if (format_option(vm) == output_format::json) {
+        auto arr = nlohmann::json::array();
+        for (const auto* a : algos) {
+            auto params = nlohmann::json::array();
+            for (const auto& p : a->spec.params) {
+                nlohmann::json jp = {{"name", p.name}, {"description", p.description}, {"default", p.default_value}};
+                if (p.choices.empty()) jp["range"] = {p.min, p.max};
+                else jp["choices"] = p.choices;
+                params.push_back(jp);
+            }
+            const auto* cf = model::find_closed_form(a->spec.key);
+            arr.push_back({{"key", a->spec.key}, {"summary", a->spec.summary}, {"n_means", a->spec.n_means},
+                           {"default_n", a->spec.default_n}, {"n_range", {a->spec.min_n, a->spec.max_n}},
+                           {"params", params}, {"closed_form", cf ? cf->formula : ""}});
+        }
+        inv.out << arr.dump(2) << '\n';
+        return exit_ok;
+    }
+    text_table t;
+    t.add_column("key", text_table::align::left);
+    t.add_column("n (default)", text_table::align::left);
+    t.add_column("parameters (--set NAME=VALUE; default)", text_table::align::left);
+    t.add_column("what it does", text_table::align::left);
+    for (const auto* a : algos) {
+        std::string ps;
+        for (const auto& p : a->spec.params) {
+            ps += (ps.empty() ? "" : "  ") + p.name + "=";
+            if (p.choices.empty()) ps += std::to_string(p.min) + ".." + std::to_string(p.max);
+            else
+                for (std::size_t i = 0; i < p.choices.size(); ++i) ps += (i ? "|" : "") + p.choices[i];
+            ps += " (" + p.default_value + ")";
+        }
+        t.add_row({a->spec.key, a->spec.n_means + " (" + std::to_string(a->spec.default_n) + ")", ps.empty() ? "-" : ps,
+                   a->spec.summary});
+    }
+    t.print(inv.out);
+    return exit_ok;
+}
+
+AGPU_COMMAND("simulate", "run an algorithm's kernels in the AGPU simulator on a device and print its counters",
+             run_simulate);
+AGPU_COMMAND("algos", "list the algorithms with their parameters", run_algos);
+
+}  // namespace
+}  // namespace agpu::cli
