@@ -82,7 +82,9 @@ TEST(Exact, StrideFormulas) {
                 const auto sh = run(dev, "micro/shared-stride", n, {"stride=" + std::to_string(s)});
                 EXPECT_EQ(sh[counter::shared_load_wavefronts], warps * std::gcd(s, b)) << dev << " s=" << s;
                 EXPECT_EQ(sh[counter::shared_load_bank_conflicts], warps * (std::gcd(s, b) - 1));
-                if (s % 2 == 1) EXPECT_EQ(sh[counter::shared_load_bank_conflicts], 0u) << "odd strides are conflict-free";
+                if (s % 2 == 1) {
+                    EXPECT_EQ(sh[counter::shared_load_bank_conflicts], 0u) << "odd strides are conflict-free";
+                }
             }
         }
         const auto bc = run(dev, "micro/broadcast", n, {});

@@ -33,7 +33,10 @@ public:
     using value_type = std::remove_const_t<T>;
     AGPU_HOST_DEVICE gspan() = default;
     AGPU_HOST_DEVICE gspan(T* data, std::size_t size) : m_data(data), m_size(size) {}
-    AGPU_HOST_DEVICE operator gspan<const T>() const { return {m_data, m_size}; }
+    // gspan<T> converts to gspan<const T>.
+    template <class U>
+        requires std::is_same_v<const U, T>
+    AGPU_HOST_DEVICE gspan(const gspan<U>& o) : m_data(o.data()), m_size(o.size()) {}
     AGPU_HOST_DEVICE std::size_t size() const { return m_size; }
     AGPU_HOST_DEVICE T* data() const { return m_data; }
     AGPU_HOST_DEVICE gspan subspan(std::size_t offset, std::size_t count) const { return {m_data + offset, count}; }

@@ -117,7 +117,10 @@ class gspan : public detail::span_base<T, hook::space::global> {
 
 public:
     using base::base;
-    operator gspan<const T>() const { return {this->m_data, this->m_size}; }
+    // gspan<T> converts to gspan<const T>.
+    template <class U>
+        requires std::is_same_v<const U, T>
+    gspan(const gspan<U>& o) : base(o.data(), o.size()) {}
     // Host-side use only (drivers, tests); kernels go through load/store.
     T* data() const { return this->m_data; }
     gspan subspan(std::size_t offset, std::size_t count) const { return {this->m_data + offset, count}; }

@@ -1,0 +1,71 @@
+# The kernel layer costs nothing under nvcc: compiles kernels/layer/tests/sass_probe.cu
+# for sm_90 and checks that `through_layer` and `hand_written` are the same
+# code: their PTX (always; nvcc is enough) and their SASS (where cuobjdump is
+# installed; the GPU machine has it), instruction for instruction, with
+# addresses, comments and the kernels' own names removed. Exit 77 = skipped.
+
+# Instructions of each kernel in `text`, split at `marker_regex` lines that name the kernel.
+function(split_kernels text marker_regex insn_regex out_layer out_hand)
+  string(REPLACE ";" "" text "${text}")  # statement ends: they would split CMake lists
+  string(REPLACE "\n" ";" lines "${text}")
+  set(current "")
+  set(layer "")
+  set(hand "")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "${marker_regex}")
+      set(current "${CMAKE_MATCH_1}")
+    elseif(line MATCHES "${insn_regex}")
+      set(insn "${CMAKE_MATCH_1}")
+      string(REGEX REPLACE "[A-Za-z0-9_]*(through_layer|hand_written)[A-Za-z0-9_]*" "KERNEL" insn "${insn}")
+      string(REGEX REPLACE "[ \t]+" " " insn "${insn}")
+      string(REGEX REPLACE "%[a-z]+[0-9]+" "%REG" insn "${insn}")        # PTX virtual registers are numbered per file
+      string(REGEX REPLACE "\\$L__BB[0-9]+_" "$L__BB_" insn "${insn}")  # PTX labels carry the kernel's number
+      if(current MATCHES "through_layer")
+        list(APPEND layer "${insn}")
+      elseif(current MATCHES "hand_written")
+        list(APPEND hand "${insn}")
+      endif()
+    endif()
+  endforeach()
+  set(${out_layer} "${layer}" PARENT_SCOPE)
+  set(${out_hand} "${hand}" PARENT_SCOPE)
+endfunction()
+
+function(expect_same what layer hand)
+  list(LENGTH layer nl)
+  list(LENGTH hand nh)
+  if(nl EQUAL 0 OR nh EQUAL 0)
+    message(FATAL_ERROR "${what}: no instructions found for one kernel (layer ${nl}, hand-written ${nh})")
+  endif()
+  if(NOT layer STREQUAL hand)
+    string(REPLACE ";" "\n" a "${layer}")
+    string(REPLACE ";" "\n" b "${hand}")
+    message(FATAL_ERROR "${what} differs.\n--- through the layer (${nl}):\n${a}\n--- hand-written (${nh}):\n${b}")
+  endif()
+  message(STATUS "${what} identical: ${nl} instructions")
+endfunction()
+
+set(flags -arch=sm_90 -O3 -std=c++20 -I${SRC}/kernels/layer/include ${SRC}/kernels/layer/tests/sass_probe.cu)
+execute_process(COMMAND ${NVCC} -ptx ${flags} -o ${OUT}/sass_probe.ptx RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nvcc -ptx failed:\n${err}")
+endif()
+file(READ ${OUT}/sass_probe.ptx ptx)
+split_kernels("${ptx}" "\\.entry ([A-Za-z0-9_]+)" "^[ \t]+([a-z@][^/]*)$" layer hand)
+expect_same("PTX" "${layer}" "${hand}")
+
+if(NOT CUOBJDUMP OR NOT EXISTS "${CUOBJDUMP}")
+  message(STATUS "SKIPPED the SASS half: cuobjdump is not installed here (the PTX above is the input of ptxas)")
+  return()
+endif()
+execute_process(COMMAND ${NVCC} -cubin ${flags} -o ${OUT}/sass_probe.cubin RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nvcc -cubin failed:\n${err}")
+endif()
+execute_process(COMMAND ${CUOBJDUMP} -sass ${OUT}/sass_probe.cubin OUTPUT_VARIABLE sass RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "cuobjdump -sass failed")
+endif()
+file(WRITE ${OUT}/sass_probe.sass "${sass}")
+split_kernels("${sass}" "Function : ([A-Za-z0-9_]+)" "^ +/\\*[0-9a-f]+\\*/ +([^/]*[^ /])" layer hand)
+expect_same("SASS" "${layer}" "${hand}")
