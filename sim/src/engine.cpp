@@ -241,7 +241,7 @@ void push_record(sim_thread& t, const record& r) {
 }  // namespace agpu::sim
 
 // ---- the kernel layer's hooks ----
-namespace agpu::kl::hook {
+namespace agpu::kl::inline sim_backend::hook {
 
 using namespace agpu::sim;
 
@@ -328,7 +328,7 @@ void* static_shared(std::size_t bytes, std::size_t align, const char* name) {
     return b.shared.data() + offset;
 }
 
-}  // namespace agpu::kl::hook
+}  // namespace agpu::kl::inline sim_backend::hook
 
 namespace agpu::sim {
 namespace {

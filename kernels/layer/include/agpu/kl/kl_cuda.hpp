@@ -10,7 +10,8 @@
 #define AGPU_DEVICE __device__ __forceinline__
 #define AGPU_HOST_DEVICE __host__ __device__ __forceinline__
 
-namespace agpu::kl {
+// The CUDA backend's own inline namespace (see kl_sim.hpp).
+namespace agpu::kl::inline cuda_backend {
 
 using ::dim3;
 using ::uint3;
@@ -135,4 +136,4 @@ AGPU_DEVICE unsigned add_max_s16x2(unsigned a, unsigned b, unsigned c) { return 
 // n compute instructions, for the simulator's count; free on the GPU.
 AGPU_DEVICE void compute(unsigned = 1) {}
 
-}  // namespace agpu::kl
+}  // namespace agpu::kl::inline cuda_backend

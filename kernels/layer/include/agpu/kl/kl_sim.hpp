@@ -20,7 +20,10 @@
 #define AGPU_DEVICE inline
 #define AGPU_HOST_DEVICE inline
 
-namespace agpu::kl {
+// Each backend's types live in their own inline namespace, so a kernel
+// compiled for the simulator and the same kernel compiled by nvcc have
+// different mangled names and can be linked into one program.
+namespace agpu::kl::inline sim_backend {
 
 using loc = std::source_location;
 
@@ -235,4 +238,4 @@ inline unsigned add_max_s16x2(unsigned a, unsigned b, unsigned c) {
 // n compute instructions, for the simulator's count; free on the GPU.
 inline void compute(unsigned n = 1, loc l = loc::current()) { hook::compute(n, l); }
 
-}  // namespace agpu::kl
+}  // namespace agpu::kl::inline sim_backend

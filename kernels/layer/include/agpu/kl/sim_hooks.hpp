@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <source_location>
 
-namespace agpu::kl {
+namespace agpu::kl::inline sim_backend {
 
 struct uint3 {
     unsigned x = 0, y = 0, z = 0;
@@ -60,4 +60,4 @@ void compute(unsigned n, const std::source_location& l);
 void* static_shared(std::size_t bytes, std::size_t align, const char* name);
 
 }  // namespace hook
-}  // namespace agpu::kl
+}  // namespace agpu::kl::inline sim_backend
