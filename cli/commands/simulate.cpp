@@ -8,13 +8,14 @@
 #include "../table.hpp"
 #include "agpu/model/catalog.hpp"
 #include "agpu/model/closed_form.hpp"
+#include "agpu/reports/tidy.hpp"
 #include "agpu/sim/algorithms.hpp"
 
 namespace agpu::cli {
 namespace {
 
 const char* simulate_usage =
-    "agpu simulate --algo KEY [--n N] [--device ID|FILE] [--set NAME=VALUE ...] [--seed S] [--format table|json]";
+    "agpu simulate --algo KEY [--n N] [--device ID|FILE] [--set NAME=VALUE ...] [--seed S] [--format table|json|csv]";
 
 void print_simulation(const sim::simulation& s, std::ostream& os) {
     os << s.algo << " on " << s.device.id << " " << s.device.agpu << ", n = " << s.n;
@@ -56,11 +57,14 @@ int run_simulate(const invocation& inv) {
         "n", po::value<std::uint64_t>(), "problem size (default: the algorithm's)")(
         "device", po::value<std::string>()->default_value("h100"), "device preset id or device file")(
         "set", po::value<std::vector<std::string>>()->composing(), "algorithm parameter NAME=VALUE (repeatable)")(
-        "seed", po::value<std::uint64_t>()->default_value(1), "seed of the random inputs");
-    add_format_option(opts);
+        "seed", po::value<std::uint64_t>()->default_value(1), "seed of the random inputs")(
+        "format", po::value<std::string>()->default_value("table"),
+        "output format: table, json, or csv (tidy: one row per launch and counter)");
     po::variables_map vm;
     if (!parse_options(inv, simulate_usage, opts, {}, vm)) return exit_ok;
-    const auto format = format_option(vm);
+    const auto format = vm["format"].as<std::string>();
+    if (format != "table" && format != "json" && format != "csv")
+        throw usage_error("option --format: must be table, json or csv, got '" + format + "'");
     const auto& algo = sim::find_algorithm(vm["algo"].as<std::string>());
     const auto dev = model::resolve_device(vm["device"].as<std::string>());
     const std::uint64_t n = vm.count("n") ? vm["n"].as<std::uint64_t>() : algo.spec.default_n;
@@ -68,8 +72,20 @@ int run_simulate(const invocation& inv) {
     const auto params = model::parse_params(
         algo.spec, vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{});
     const auto s = sim::simulate(algo, dev, n, params, vm["seed"].as<std::uint64_t>());
-    if (format == output_format::json) inv.out << sim::to_json(s).dump(2) << '\n';
-    else print_simulation(s, inv.out);
+    if (format == "json") {
+        inv.out << sim::to_json(s).dump(2) << '\n';
+    } else if (format == "csv") {
+        std::string params;
+        for (const auto& [k, v] : s.params.all()) params += (params.empty() ? "" : ";") + k + "=" + v;
+        std::vector<reports::launch_counts> rows;
+        for (std::size_t i = 0; i < s.record.launches.size(); ++i)
+            rows.push_back({std::to_string(i), s.record.launches[i].kernel, s.record.launches[i].c});
+        rows.push_back({"total", "", s.record.totals()});
+        reports::write_counts_csv_header(inv.out);
+        reports::write_counts_csv(inv.out, {"simulator", s.device.id, s.algo, params, s.n}, rows);
+    } else {
+        print_simulation(s, inv.out);
+    }
     if (!s.check.passed) {
         inv.err << "agpu simulate: the simulated outputs differ from the CPU reference: " << s.check.detail << '\n';
         return exit_internal;
