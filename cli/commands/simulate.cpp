@@ -75,14 +75,14 @@ int run_simulate(const invocation& inv) {
     if (format == "json") {
         inv.out << sim::to_json(s).dump(2) << '\n';
     } else if (format == "csv") {
-        std::string params;
-        for (const auto& [k, v] : s.params.all()) params += (params.empty() ? "" : ";") + k + "=" + v;
+        std::string param_text;
+        for (const auto& [k, v] : s.params.all()) param_text += (param_text.empty() ? "" : ";") + k + "=" + v;
         std::vector<reports::launch_counts> rows;
         for (std::size_t i = 0; i < s.record.launches.size(); ++i)
             rows.push_back({std::to_string(i), s.record.launches[i].kernel, s.record.launches[i].c});
         rows.push_back({"total", "", s.record.totals()});
         reports::write_counts_csv_header(inv.out);
-        reports::write_counts_csv(inv.out, {"simulator", s.device.id, s.algo, params, s.n}, rows);
+        reports::write_counts_csv(inv.out, {"simulator", s.device.id, s.algo, param_text, s.n}, rows);
     } else {
         print_simulation(s, inv.out);
     }

@@ -1,5 +1,5 @@
 // The micro-kernels on the GPU: the same runs as micro.sim.cpp, one registration line each.
-#include "agpu/validate/cuda_executor.cuh"
+#include "agpu/validate/cuda_executor.hpp"
 #include "agpu/validate/gpu_algorithms.hpp"
 #include "micro/micro_runs.hpp"
 

@@ -10,4 +10,6 @@ gpu_status query_gpus() {
     return s;
 }
 
+gpu_clocks read_clocks(int) { return {0, 0, false, "built without CUDA"}; }
+
 }  // namespace agpu::validate

@@ -144,6 +144,28 @@ constexpr bool counter_table_in_order() {
 }
 static_assert(counter_table_in_order(), "counter_table rows must follow the order of enum counter");
 
+// What the hardware measures beyond the AGPU counters (no simulated
+// counterpart): timing, DRAM traffic behind the caches, every instruction.
+// Datasets carry them under these names.
+struct hardware_metric {
+    std::string_view name;
+    std::string_view unit;
+    std::string_view cupti_metric;
+    std::string_view description;
+};
+
+inline constexpr std::array<hardware_metric, 6> hardware_metrics{{
+    {"gpu_time", "ns", "gpu__time_duration.sum", "kernel duration measured by the profiler (one replay)"},
+    {"dram_read_bytes", "bytes", "dram__bytes_read.sum", "bytes read from DRAM (after L2)"},
+    {"dram_write_bytes", "bytes", "dram__bytes_write.sum", "bytes written to DRAM (after L2)"},
+    {"inst_executed", "warp-instructions", "smsp__inst_executed.sum",
+     "every warp-instruction executed, address arithmetic and control flow included"},
+    {"global_red_instructions", "warp-instructions", "smsp__inst_executed_op_global_red.sum",
+     "global reductions (atomics whose result is unused compile to RED)"},
+    {"global_red_sectors", "sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",
+     "32-byte sectors of global reductions"},
+}};
+
 // A set of counter values.
 struct counts {
     std::array<std::uint64_t, counter_count> v{};

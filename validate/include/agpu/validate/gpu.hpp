@@ -29,6 +29,15 @@ struct gpu_status {
 // Never throws: a missing driver or GPU is reported in `reason`.
 gpu_status query_gpus();
 
+// The clocks the GPU runs at now (NVML, loaded at run time from the driver);
+// empty with a note where NVML is not there.
+struct gpu_clocks {
+    double sm_mhz = 0, mem_mhz = 0;
+    bool known = false;
+    std::string note;
+};
+gpu_clocks read_clocks(int ordinal);
+
 // Throws agpu::unavailable_error naming what is missing (no CUDA in this build,
 // no driver, no GPU), for commands that need a GPU.
 void require_gpu(const std::string& what_for);

@@ -1,0 +1,32 @@
+// The `micro` validation suite: each micro-kernel at the parameters that make
+// its counters tell something (coalesced and strided, conflict-free and
+// conflicting, one path and many), at a size that fills the GPU and an odd one.
+#include "agpu/validate/suite.hpp"
+
+namespace {
+
+AGPU_REGISTER_SUITE({"micro", "one access pattern per kernel: the hardware counters against the simulator's",
+                     {std::uint64_t(1) << 20, 1000003},
+                     {{"micro/global-stride", {"stride=1"}},
+                      {"micro/global-stride", {"stride=2"}},
+                      {"micro/global-stride", {"stride=4"}},
+                      {"micro/global-stride", {"stride=8"}},
+                      {"micro/global-stride", {"stride=33"}},
+                      {"micro/global-stride", {"stride=1", "op=store"}},
+                      {"micro/global-stride", {"stride=8", "op=store"}},
+                      {"micro/shared-stride", {"stride=1"}},
+                      {"micro/shared-stride", {"stride=2"}},
+                      {"micro/shared-stride", {"stride=3"}},
+                      {"micro/shared-stride", {"stride=8"}},
+                      {"micro/shared-stride", {"stride=32"}},
+                      {"micro/broadcast", {}},
+                      {"micro/barriers", {"count=4"}},
+                      {"micro/divergent", {"ways=1"}},
+                      {"micro/divergent", {"ways=4"}},
+                      {"micro/divergent", {"ways=32"}},
+                      {"micro/atomics", {"distinct=1"}},
+                      {"micro/atomics", {"distinct=32"}},
+                      {"micro/atomics", {"space=shared", "distinct=1"}},
+                      {"micro/atomics", {"space=shared", "distinct=32"}}}});
+
+}  // namespace

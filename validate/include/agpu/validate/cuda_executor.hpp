@@ -1,0 +1,123 @@
+// Runs kernels on the GPU with the same interface as sim::executor, so an
+// algorithm's run (a template on the executor) is the same code on both.
+// Plain C++ over the CUDA runtime API: kernels are launched with
+// cudaLaunchKernel (what <<<...>>> expands to), so the measurement code builds
+// with the host compiler and only the kernels' own files need nvcc.
+//
+// Timing: with timing on, every launch is bracketed by CUDA events; and the
+// L2 cache is flushed (a write of twice its size) before a run's first launch,
+// so that inputs small enough to stay in L2 after their upload are not timed
+// from the cache (nvbench's approach; it stands in for rotating inputs among
+// buffers).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "agpu/kl/kl.hpp"
+#include "agpu/model/device.hpp"
+
+namespace agpu::validate {
+
+// A CUDA call failed: the message has the call, its error code and name.
+class cuda_error : public std::runtime_error {
+public:
+    cuda_error(int code, const std::string& what) : std::runtime_error(what), m_code(code) {}
+    int code() const { return m_code; }
+
+private:
+    int m_code;
+};
+
+void cuda_check(cudaError_t e, const char* call, const char* file, int line);
+
+}  // namespace agpu::validate
+
+// Every CUDA runtime call goes through this (STYLE.md 6).
+#define AGPU_CUDA_CHECK(call) ::agpu::validate::cuda_check((call), #call, __FILE__, __LINE__)
+
+namespace agpu::validate {
+
+struct launch_timing {
+    std::string kernel;
+    float ms = 0;
+};
+
+class cuda_executor {
+public:
+    // `dev` is the preset describing this GPU (its machine gives b = 32).
+    explicit cuda_executor(model::device dev);
+    ~cuda_executor();
+    cuda_executor(const cuda_executor&) = delete;
+    cuda_executor& operator=(const cuda_executor&) = delete;
+
+    const model::device& device() const { return m_dev; }
+    const model::machine& machine() const { return m_dev.agpu; }
+    static constexpr const char* backend_name = "cuda";
+
+    template <class T>
+    kl::gspan<T> alloc(std::size_t n) {
+        return {static_cast<T*>(allocate_bytes(n * sizeof(T))), n};
+    }
+    template <class T>
+    void upload(kl::gspan<T> dst, std::span<const T> src) {
+        copy(dst.data(), src.data(), src.size_bytes(), cudaMemcpyHostToDevice);
+    }
+    template <class T>
+    void download(std::span<T> dst, kl::gspan<const T> src) {
+        copy(dst.data(), src.data(), dst.size_bytes(), cudaMemcpyDeviceToHost);
+    }
+    template <class T>
+    void download(std::span<T> dst, kl::gspan<T> src) {
+        download(dst, kl::gspan<const T>(src));
+    }
+    void synchronize();
+
+    template <class... P, class... A>
+    void launch(std::string_view name, void (*kernel)(P...), ::dim3 grid, ::dim3 block, std::size_t dynamic_shared_bytes,
+                A&&... args) {
+        static_assert(sizeof...(P) == sizeof...(A), "launch: wrong number of kernel arguments");
+        std::tuple<std::decay_t<P>...> params(std::forward<A>(args)...);
+        void* ptrs[sizeof...(P) + 1] = {};
+        std::apply([&](auto&... p) {
+            std::size_t i = 0;
+            ((ptrs[i++] = static_cast<void*>(&p)), ...);
+        }, params);
+        launch_raw(name, reinterpret_cast<const void*>(kernel), grid, block, dynamic_shared_bytes, ptrs);
+    }
+
+    // Timing: on from now; times() gives each launch's milliseconds since.
+    void start_timing();
+    std::vector<launch_timing> stop_timing();
+    // Poisoning new allocations (on by default) uses cudaMemset, which may
+    // show up as profiler ranges: the profiled run turns it off.
+    void set_poison(bool on) { m_poison = on; }
+    // Kernel names in launch order (CUPTI ranges are matched to them).
+    const std::vector<std::string>& launches() const { return m_launches; }
+
+private:
+    void* allocate_bytes(std::size_t bytes);
+    void copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind);
+    void launch_raw(std::string_view name, const void* kernel, ::dim3 grid, ::dim3 block, std::size_t smem, void** args);
+    void flush_l2();
+
+    model::device m_dev;
+    std::vector<void*> m_allocations;
+    std::vector<std::string> m_launches;
+    bool m_timing = false;
+    bool m_poison = true;
+    bool m_flush_pending = false;
+    void* m_l2_scratch = nullptr;
+    std::size_t m_l2_scratch_bytes = 0;
+    struct event_pair {
+        std::string kernel;
+        cudaEvent_t start, stop;
+    };
+    std::vector<event_pair> m_events;
+};
+
+}  // namespace agpu::validate

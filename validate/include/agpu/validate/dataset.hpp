@@ -1,0 +1,62 @@
+// Measurement datasets: validate/data/<device-id>/<suite>/ holds
+//   measurements.csv  long format, one row per (run, launch, counter), appended
+//                     as each run finishes (an interrupted run keeps its rows)
+//   provenance.json   where and how it was measured (written atomically)
+// Readers check the schema and name file, line and rule on bad input.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace agpu::validate {
+
+inline constexpr const char* measurements_schema = "agpu.measurements/1";
+inline constexpr const char* provenance_schema = "agpu.provenance/1";
+
+// One row of measurements.csv.
+struct measurement {
+    std::string run_id;    // algo, n, params and seed: "micro/global-stride n=65536 op=load;stride=4 seed=1"
+    std::string algo;
+    std::uint64_t n = 0;
+    std::string params;    // "name=value;name=value" in name order
+    std::uint64_t seed = 0;
+    std::string launch;    // launch index, or "run" for a row about the whole run
+    std::string kernel;
+    std::string counter;   // a counter-table name, a hardware-metric name, or time_ms / check / ...
+    std::optional<double> value;  // nullopt: the GPU does not offer the metric (written NA)
+    std::string unit;
+    std::string note;      // why a value is missing, or a check's detail
+};
+
+std::string make_run_id(const std::string& algo, std::uint64_t n, const std::string& params, std::uint64_t seed);
+std::string params_string(const std::map<std::string, std::string>& params);
+
+class measurement_writer {
+public:
+    // Opens dir/measurements.csv for appending (writing the header if new).
+    explicit measurement_writer(const std::filesystem::path& dir);
+    // Appends the rows of one finished run and flushes them to disk.
+    void append_run(const std::vector<measurement>& rows);
+
+private:
+    std::filesystem::path m_path;
+};
+
+// Reads dir/measurements.csv. Throws input_error naming file, line and rule.
+std::vector<measurement> read_measurements(const std::filesystem::path& dir);
+// Runs whose final "run/complete" row is present.
+std::set<std::string> completed_runs(const std::vector<measurement>& rows);
+
+// Writes dir/provenance.json atomically (temporary file, then rename).
+void write_provenance(const std::filesystem::path& dir, const nlohmann::json& p);
+// Reads and checks dir/provenance.json (schema, required fields).
+nlohmann::json read_provenance(const std::filesystem::path& dir);
+
+}  // namespace agpu::validate

@@ -1,0 +1,56 @@
+// Validation suites: which algorithms, with which parameters and sizes, a
+// `agpu validate --suite NAME` measures. Each algorithm family registers its
+// suite beside its kernels (AGPU_REGISTER_SUITE), e.g. kernels/micro/micro.suite.cpp.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "agpu/model/device.hpp"
+
+namespace agpu::validate {
+
+struct suite_entry {
+    std::string algo;
+    std::vector<std::string> sets;  // "name=value"
+};
+
+struct suite {
+    std::string name;
+    std::string description;
+    std::vector<std::uint64_t> default_sizes;
+    std::vector<suite_entry> entries;
+};
+
+std::vector<const suite*> suites();
+// Throws input_error listing the known suites.
+const suite& find_suite(const std::string& name);
+
+struct suite_registrar {
+    explicit suite_registrar(suite s);
+};
+
+struct measure_options {
+    unsigned warmup = 2;    // untimed runs first (module load, first-touch)
+    unsigned reps = 10;     // timed runs; the median and the spread are kept
+    bool counters = true;   // one more run under the CUPTI range profiler
+    std::uint64_t seed = 1;
+};
+
+// Measures every run of the suite not already complete in `out` and appends
+// its rows as it finishes; `resume` must be true to add to an existing
+// dataset. Writes provenance.json. Throws unavailable_error without a GPU.
+// `progress` receives one line per run.
+void validate_suite(const suite& s, const std::vector<std::uint64_t>& sizes, const std::filesystem::path& out,
+                    bool resume, const measure_options& opt, const std::string& device_override,
+                    const std::string& command_line, const std::function<void(const std::string&)>& progress);
+
+}  // namespace agpu::validate
+
+#define AGPU_SUITE_CAT2(a, b) a##b
+#define AGPU_SUITE_CAT(a, b) AGPU_SUITE_CAT2(a, b)
+#define AGPU_REGISTER_SUITE(...) \
+    static const ::agpu::validate::suite_registrar AGPU_SUITE_CAT(agpu_suite_, __LINE__) { __VA_ARGS__ }
