@@ -37,15 +37,21 @@ AGPU_KERNEL void global_stride_store(kl::gspan<std::uint32_t> out, std::uint32_t
     if (i < n) out.store(i * stride, static_cast<std::uint32_t>(i * 2654435761u));
 }
 
-// micro/shared-stride: lane l reads word (l * stride) mod (b * stride) of a
-// shared array of b * stride words (filled first, conflict-free).
-AGPU_KERNEL void shared_stride(kl::gspan<std::uint32_t> out, std::uint32_t stride, std::uint64_t n) {
+// micro/shared-stride: `repeat` times, lane l reads word ((l + r) * stride)
+// mod (b * stride) of a shared array of b * stride words (filled first,
+// conflict-free): every read has the bank pattern of stride s.
+AGPU_KERNEL void shared_stride(kl::gspan<std::uint32_t> out, std::uint32_t stride, std::uint32_t repeat,
+                               std::uint64_t n) {
     const auto tile = kl::dynamic_shared<std::uint32_t>();
     const unsigned t = kl::thread_rank(), nt = kl::block_dim().x;
     for (unsigned j = t; j < tile.size(); j += nt) tile.store(j, j * 3u + 1u);
     kl::sync_threads();
     const std::uint64_t i = global_index();
-    if (i < n) out.store(i, tile.load((kl::lane_id() * stride) % tile.size()));
+    if (i < n) {
+        std::uint32_t acc = 0;
+        for (std::uint32_t r = 0; r < repeat; ++r) acc += tile.load(((kl::lane_id() + r) * stride) % tile.size());
+        out.store(i, acc);
+    }
 }
 
 // micro/broadcast: every lane reads the same shared word and the same global word.

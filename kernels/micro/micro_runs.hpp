@@ -66,19 +66,24 @@ check_result run_global_stride(Exec& ex, std::uint64_t n, const param_values& p,
 
 inline algo_spec shared_stride_spec() {
     return {"micro/shared-stride", "lane l reads shared word l * stride: gcd(stride, b) wavefronts per warp", "threads",
-            1 << 14, 1, max_threads, {{"stride", "words between neighbouring lanes' shared words", "1", {}, 1, 64}}};
+            1 << 14, 1, max_threads,
+            {{"stride", "words between neighbouring lanes' shared words", "1", {}, 1, 64},
+             {"repeat", "shared reads per thread, each with the same bank pattern", "1", {}, 1, 64}}};
 }
 
 template <class Exec>
 check_result run_shared_stride(Exec& ex, std::uint64_t n, const param_values& p, std::uint64_t) {
     const auto stride = static_cast<std::uint32_t>(p.integer("stride"));
+    const auto repeat = static_cast<std::uint32_t>(p.integer("repeat"));
     const unsigned block = micro_policy::block_threads, grid = blocks_for(n, block);
     const unsigned b = ex.machine().b;
     const std::size_t words = std::size_t(b) * stride;
     auto out = ex.template alloc<std::uint32_t>(n);
-    ex.launch("shared_stride", shared_stride, {grid}, {block}, words * 4, out, stride, n);
-    std::vector<std::uint32_t> want(n);
-    for (std::uint64_t i = 0; i < n; ++i) want[i] = static_cast<std::uint32_t>((i % block % b) * stride % words * 3 + 1);
+    ex.launch("shared_stride", shared_stride, {grid}, {block}, words * 4, out, stride, repeat, n);
+    std::vector<std::uint32_t> want(n, 0);
+    for (std::uint64_t i = 0; i < n; ++i)
+        for (std::uint32_t r = 0; r < repeat; ++r)
+            want[i] += static_cast<std::uint32_t>((i % block % b + r) * stride % words * 3 + 1);
     return compare(fetch(ex, out, n), want, "out");
 }
 

@@ -10,12 +10,14 @@
 //   broadcast      1 wavefront, 1 sector, 1 block
 //   barriers       count barrier instructions per warp, dead warps included
 //   divergent      min(ways, L) store instructions; `ways` warp syncs per warp
-//   atomics        1 atomic instruction per live warp
+//   atomics        1 atomic instruction per live warp; global atomic sectors:
+//                  per sector touched, the most lanes updating one address in it
 // Time: each block's steps are its warps' instructions; blocks go in order to
 // the least-loaded of k MPs (the simulator's placement), so time_steps is
 // given here for global-stride, where every instruction costs one step.
 #include <numeric>
 #include <queue>
+#include <map>
 #include <set>
 
 #include "agpu/model/closed_form.hpp"
@@ -99,6 +101,7 @@ std::uint64_t most_in_one_bank(std::uint64_t L, std::uint64_t step, std::uint64_
 
 partial_counts shared_stride(const machine& m, std::uint64_t n, const param_values& p) {
     const std::uint64_t s = static_cast<std::uint64_t>(p.integer("stride"));
+    const std::uint64_t repeat = static_cast<std::uint64_t>(p.integer("repeat"));
     const std::uint64_t words = m.b * s;
     partial_counts c;
     for_each_warp(n, m.b, [&](std::uint64_t L, std::uint64_t, std::uint64_t g) {
@@ -109,10 +112,12 @@ partial_counts shared_stride(const machine& m, std::uint64_t n, const param_valu
         }
         c[counter::barrier_instructions] += 1;
         if (L == 0) return;
-        const auto wf = most_in_one_bank(L, s, 0, words, m.b);
-        c[counter::shared_load_instructions] += 1;
-        c[counter::shared_load_wavefronts] += wf;
-        c[counter::shared_load_bank_conflicts] += wf - 1;
+        for (std::uint64_t r = 0; r < repeat; ++r) {
+            const auto wf = most_in_one_bank(L, s, r * s, words, m.b);
+            c[counter::shared_load_instructions] += 1;
+            c[counter::shared_load_wavefronts] += wf;
+            c[counter::shared_load_bank_conflicts] += wf - 1;
+        }
         c[counter::global_store_sectors] += strided_units(L, 4, 4, sector);
     });
     return c;
@@ -168,10 +173,13 @@ partial_counts atomics(const machine& m, std::uint64_t n, const param_values& p)
         if (!global) c[counter::barrier_instructions] += 2;
         if (L == 0) return;
         if (global) {
-            std::set<std::uint64_t> sectors;
-            for (std::uint64_t l = 0; l < L; ++l) sectors.insert((g + l) % d * 4 / sector);
+            // Per sector, the most lanes updating one address in it.
+            std::map<std::uint64_t, std::uint64_t> lanes_at;  // address -> lanes
+            for (std::uint64_t l = 0; l < L; ++l) ++lanes_at[(g + l) % d * 4];
+            std::map<std::uint64_t, std::uint64_t> per_sector;
+            for (auto [a, k] : lanes_at) per_sector[a / sector] = std::max(per_sector[a / sector], k);
             c[counter::global_atomic_instructions] += 1;
-            c[counter::global_atomic_sectors] += sectors.size();
+            for (auto [sec, k] : per_sector) c[counter::global_atomic_sectors] += k;
         } else {
             c[counter::shared_atomic_instructions] += 1;
             c[counter::shared_atomic_wavefronts] += most_in_one_bank(L, 1, g % d, d, m.b);

@@ -374,7 +374,7 @@ public:
                 c[counter::global_sectors] += sectors;
             } else {
                 c[counter::global_atomic_instructions] += 1;
-                c[counter::global_atomic_sectors] += sectors;
+                c[counter::global_atomic_sectors] += atomic_sectors(in.accesses);
                 c[counter::global_atomic_blocks] += blocks;
             }
             return 1;
@@ -398,6 +398,26 @@ public:
     }
 
 private:
+    // Atomics are not merged like loads: L2 applies one update per address
+    // per sector request, so a sector costs as many requests as the most lanes
+    // updating one address in it (measured on the H100: 32 lanes on one word,
+    // 32 sectors; on 32 consecutive words, 4).
+    std::uint64_t atomic_sectors(const std::vector<std::pair<std::uint64_t, std::uint32_t>>& acc) {
+        m_ids.clear();
+        for (auto [a, n] : acc) m_ids.push_back(a);
+        std::sort(m_ids.begin(), m_ids.end());
+        std::uint64_t total = 0, sector_most = 0, run = 0;
+        for (std::size_t i = 0; i < m_ids.size(); ++i) {
+            run = (i > 0 && m_ids[i] == m_ids[i - 1]) ? run + 1 : 1;
+            const bool new_sector = i == 0 || m_ids[i] / sector_bytes != m_ids[i - 1] / sector_bytes;
+            if (new_sector) {
+                total += sector_most;
+                sector_most = 0;
+            }
+            sector_most = std::max(sector_most, run);
+        }
+        return total + sector_most;
+    }
     // True when the lanes' accesses are back to back in lane order (the
     // coalesced case); then [first, end) is the range they cover.
     static bool contiguous(const std::vector<std::pair<std::uint64_t, std::uint32_t>>& acc, std::uint64_t& first,

@@ -92,19 +92,32 @@ std::vector<measurement> measure_run(const model::device& preset, const std::str
     }
 
     if (opt.counters) {
-        // Metric names from the one counter table, then the hardware-only ones.
-        std::vector<std::string> metrics, names, units;
-        for (const auto& c : model::counter_table)
-            if (!c.cupti_metric.empty()) {
-                metrics.emplace_back(c.cupti_metric);
-                names.emplace_back(c.name);
-                units.emplace_back(c.unit);
+        // Metric names from the one counter table, then the hardware-only
+        // ones; a table entry "a+b" is the sum of two metrics.
+        struct wanted {
+            std::string name, unit, expression;
+            std::vector<std::size_t> parts;  // indices into `metrics`
+        };
+        std::vector<wanted> want;
+        std::vector<std::string> metrics;
+        auto add = [&](std::string_view name, std::string_view unit, std::string_view expr) {
+            wanted w{std::string(name), std::string(unit), std::string(expr), {}};
+            std::size_t start = 0;
+            while (start <= expr.size()) {
+                const auto plus = expr.find('+', start);
+                const std::string part(expr.substr(start, plus == std::string_view::npos ? expr.npos : plus - start));
+                auto found = std::find(metrics.begin(), metrics.end(), part);
+                if (found == metrics.end()) found = metrics.insert(metrics.end(), part);
+                w.parts.push_back(std::size_t(found - metrics.begin()));
+                if (plus == std::string_view::npos) break;
+                start = plus + 1;
             }
-        for (const auto& h : model::hardware_metrics) {
-            metrics.emplace_back(h.cupti_metric);
-            names.emplace_back(h.name);
-            units.emplace_back(h.unit);
-        }
+            want.push_back(std::move(w));
+        };
+        for (const auto& c : model::counter_table)
+            if (!c.cupti_metric.empty()) add(c.name, c.unit, c.cupti_metric);
+        for (const auto& h : model::hardware_metrics) add(h.name, h.unit, h.cupti_metric);
+
         std::vector<std::string> launched;
         model::check_result profiled;
         const auto res = cupti_collect(
@@ -128,10 +141,19 @@ std::vector<measurement> measure_run(const model::device& preset, const std::str
                     std::to_string(launched.size()) + " launches: counters matched by order");
         for (std::size_t i = 0; i < res.ranges.size(); ++i) {
             const std::string kernel = i < launched.size() ? launched[i] : res.ranges[i].name;
-            for (std::size_t m = 0; m < metrics.size(); ++m) {
-                const auto& v = res.ranges[i].values[m];
-                row(std::to_string(i), kernel, names[m], v, units[m],
-                    v ? metrics[m] : metrics[m] + ": not offered by this GPU");
+            for (const auto& w : want) {
+                std::optional<double> v = 0.0;
+                std::string missing;
+                for (auto part : w.parts) {
+                    const auto& pv = res.ranges[i].values[part];
+                    if (pv && v) *v += *pv;
+                    else {
+                        v.reset();
+                        missing = metrics[part];
+                    }
+                }
+                row(std::to_string(i), kernel, w.name, v, w.unit,
+                    v ? w.expression : missing + ": not offered by this GPU");
             }
         }
     }

@@ -59,7 +59,7 @@ struct counter_info {
     std::string_view name;          // JSON/CSV key
     std::string_view unit;
     aggregation agg;
-    std::string_view cupti_metric;  // sm_90 metric with the same meaning, "" if none
+    std::string_view cupti_metric;  // sm_90 metric with the same meaning ("a+b": their sum), "" if none
     std::string_view description;
 };
 
@@ -92,9 +92,12 @@ inline constexpr std::array<counter_info, counter_count> counter_table{{
     {counter::global_store_blocks, "global_store_blocks", "blocks", aggregation::sum, "",
      "distinct AGPU blocks per global store, summed"},
     {counter::global_atomic_instructions, "global_atomic_instructions", "warp-instructions", aggregation::sum,
-     "smsp__inst_executed_op_global_atom.sum", "global atomic warp-instructions"},
+     "smsp__inst_executed_op_global_red.sum",
+     "global atomic warp-instructions (on the GPU: RED, the form of an atomic whose result is unused; "
+     "GH100 offers no instruction count of ATOM)"},
     {counter::global_atomic_sectors, "global_atomic_sectors", "sectors", aggregation::sum,
-     "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum", "distinct 32-byte sectors per global atomic, summed"},
+     "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum+l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",
+     "per global atomic, for each sector touched the most lanes updating one address in it, summed"},
     {counter::global_atomic_blocks, "global_atomic_blocks", "blocks", aggregation::sum, "",
      "distinct AGPU blocks per global atomic, summed"},
     {counter::shared_wavefronts, "shared_wavefronts", "wavefronts", aggregation::sum, "",
