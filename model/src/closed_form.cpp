@@ -1,27 +1,18 @@
 #include "agpu/model/closed_form.hpp"
 
-#include "agpu/errors.hpp"
+#include "agpu/registry.hpp"
 
 namespace agpu::model {
-namespace {
 
-std::map<std::string, closed_form>& registry() {
-    static std::map<std::string, closed_form> r;
-    return r;
-}
+using registry = keyed_registry<closed_form>;
 
-}  // namespace
+const std::map<std::string, closed_form>& closed_forms() { return registry::all(); }
 
-const std::map<std::string, closed_form>& closed_forms() { return registry(); }
-
-const closed_form* find_closed_form(const std::string& key) {
-    auto it = registry().find(key);
-    return it == registry().end() ? nullptr : &it->second;
-}
+const closed_form* find_closed_form(const std::string& key) { return registry::find(key); }
 
 closed_form_registrar::closed_form_registrar(closed_form f) {
-    AGPU_CHECK(!registry().count(f.key), "closed form registered twice: " + f.key);
-    registry().emplace(f.key, std::move(f));
+    const std::string key = f.key;  // read before the move below
+    registry::add(key, std::move(f));
 }
 
 std::uint64_t strided_units(std::uint64_t lanes, std::uint64_t stride_bytes, std::uint64_t bytes, std::uint64_t unit) {

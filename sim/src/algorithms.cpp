@@ -5,35 +5,24 @@
 #include <nlohmann/json.hpp>
 
 #include "agpu/build_info.hpp"
+#include "agpu/registry.hpp"
 
 namespace agpu::sim {
-namespace {
 
-std::map<std::string, algorithm>& registry() {
-    static std::map<std::string, algorithm> r;
-    return r;
-}
-
-}  // namespace
+using registry = keyed_registry<algorithm>;
 
 algorithm_registrar::algorithm_registrar(algorithm a) {
-    AGPU_CHECK(!registry().count(a.spec.key), "algorithm registered twice: " + a.spec.key);
-    registry().emplace(a.spec.key, std::move(a));
+    const std::string key = a.spec.key;  // read before the move below
+    registry::add(key, std::move(a));
 }
 
 std::vector<const algorithm*> algorithms() {
     std::vector<const algorithm*> out;
-    for (const auto& [k, a] : registry()) out.push_back(&a);
+    for (const auto& [k, a] : registry::all()) out.push_back(&a);
     return out;
 }
 
-const algorithm& find_algorithm(const std::string& key) {
-    auto it = registry().find(key);
-    if (it != registry().end()) return it->second;
-    std::string known;
-    for (const auto& [k, a] : registry()) known += (known.empty() ? "" : ", ") + k;
-    throw input_error("option --algo " + key, "unknown algorithm (known: " + known + ")");
-}
+const algorithm& find_algorithm(const std::string& key) { return registry::get(key, "option --algo", "algorithm"); }
 
 simulation simulate(const algorithm& algo, const model::device& dev, std::uint64_t n, const model::param_values& params,
                     std::uint64_t seed) {

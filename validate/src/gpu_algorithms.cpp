@@ -1,22 +1,14 @@
 #include "agpu/validate/gpu_algorithms.hpp"
 
-#include "agpu/errors.hpp"
+#include "agpu/registry.hpp"
 
 namespace agpu::validate {
-namespace {
 
-std::map<std::string, gpu_algorithm>& registry() {
-    static std::map<std::string, gpu_algorithm> r;
-    return r;
-}
-
-}  // namespace
-
-const std::map<std::string, gpu_algorithm>& gpu_algorithms() { return registry(); }
+const std::map<std::string, gpu_algorithm>& gpu_algorithms() { return keyed_registry<gpu_algorithm>::all(); }
 
 gpu_algorithm_registrar::gpu_algorithm_registrar(gpu_algorithm a) {
-    AGPU_CHECK(!registry().count(a.key), "GPU algorithm registered twice: " + a.key);
-    registry().emplace(a.key, std::move(a));
+    const std::string key = a.key;  // read before the move below
+    keyed_registry<gpu_algorithm>::add(key, std::move(a));
 }
 
 }  // namespace agpu::validate

@@ -1,36 +1,22 @@
 #include "agpu/validate/suite.hpp"
 
-#include <map>
-
-#include "agpu/errors.hpp"
+#include "agpu/registry.hpp"
 
 namespace agpu::validate {
-namespace {
 
-std::map<std::string, suite>& registry() {
-    static std::map<std::string, suite> r;
-    return r;
-}
-
-}  // namespace
+using registry = keyed_registry<suite>;
 
 suite_registrar::suite_registrar(suite s) {
-    AGPU_CHECK(!registry().count(s.name), "suite registered twice: " + s.name);
-    registry().emplace(s.name, std::move(s));
+    const std::string key = s.name;  // read before the move below
+    registry::add(key, std::move(s));
 }
 
 std::vector<const suite*> suites() {
     std::vector<const suite*> out;
-    for (const auto& [k, s] : registry()) out.push_back(&s);
+    for (const auto& [k, s] : registry::all()) out.push_back(&s);
     return out;
 }
 
-const suite& find_suite(const std::string& name) {
-    auto it = registry().find(name);
-    if (it != registry().end()) return it->second;
-    std::string known;
-    for (const auto& [k, s] : registry()) known += (known.empty() ? "" : ", ") + k;
-    throw input_error("option --suite " + name, "unknown suite (known: " + known + ")");
-}
+const suite& find_suite(const std::string& name) { return registry::get(name, "option --suite", "suite"); }
 
 }  // namespace agpu::validate
