@@ -8,6 +8,7 @@
 #include "../command.hpp"
 #include "../table.hpp"
 #include "agpu/errors.hpp"
+#include "agpu/model/algorithm.hpp"
 #include "agpu/validate/compare.hpp"
 #include "agpu/validate/suite.hpp"
 
@@ -19,14 +20,8 @@ std::vector<std::uint64_t> parse_sizes(const std::string& list) {
     std::stringstream ss(list);
     std::string item;
     while (std::getline(ss, item, ',')) {
-        std::size_t used = 0;
-        unsigned long long v = 0;
-        try {
-            v = std::stoull(item, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (item.empty() || used != item.size() || item[0] == '-')
+        std::uint64_t v = 0;
+        if (!model::parse_unsigned(item, v) || v == 0)
             throw input_error("option --sizes", "must be a comma-separated list of positive integers, got '" + item + "'");
         out.push_back(v);
     }

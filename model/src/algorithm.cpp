@@ -16,6 +16,12 @@ bool parse_int(const std::string& s, std::int64_t& out) {
 
 }  // namespace
 
+bool parse_unsigned(const std::string& s, std::uint64_t& out) {
+    const char* e = s.data() + s.size();
+    auto [p, ec] = std::from_chars(s.data(), e, out);
+    return ec == std::errc() && p == e && !s.empty();
+}
+
 std::int64_t param_values::integer(const std::string& name) const {
     auto it = m_values.find(name);
     AGPU_CHECK(it != m_values.end(), "parameter " + name + " is not declared");

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "agpu/errors.hpp"
+#include "agpu/model/algorithm.hpp"
 
 namespace agpu::validate {
 namespace {
@@ -56,14 +57,8 @@ bool split_csv(const std::string& line, std::vector<std::string>& out) {
 }
 
 std::uint64_t parse_u64(const std::string& s, const std::string& where, const char* column) {
-    std::size_t used = 0;
-    unsigned long long v = 0;
-    try {
-        v = std::stoull(s, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (s.empty() || used != s.size() || s[0] == '-')
+    std::uint64_t v = 0;
+    if (!model::parse_unsigned(s, v))
         throw input_error(where + ": column " + column, "must be a non-negative integer, got '" + s + "'");
     return v;
 }

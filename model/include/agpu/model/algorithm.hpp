@@ -51,6 +51,10 @@ private:
 // option (--set NAME), the algorithm and the rule.
 param_values parse_params(const algo_spec& spec, const std::vector<std::string>& settings);
 
+// Parses a whole string as a non-negative integer (no sign, no spaces, no
+// trailing text); false if it is not one or does not fit in 64 bits.
+bool parse_unsigned(const std::string& s, std::uint64_t& out);
+
 // Checks n against the spec's range; throws input_error.
 void check_n(const algo_spec& spec, std::uint64_t n);
 

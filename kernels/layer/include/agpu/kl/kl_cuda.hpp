@@ -27,20 +27,17 @@ AGPU_DEVICE unsigned lane_id() { return thread_rank() % warpSize; }
 AGPU_DEVICE unsigned warp_id() { return thread_rank() / warpSize; }
 AGPU_DEVICE lane_mask full_mask() { return 0xffffffffu; }
 
-// Global memory: a span of T in device memory.
+namespace detail {
+
+// What gspan and sspan share: a pointer and a size, and plain accesses.
 template <class T>
-class gspan {
+class span_base {
 public:
     using value_type = std::remove_const_t<T>;
-    AGPU_HOST_DEVICE gspan() = default;
-    AGPU_HOST_DEVICE gspan(T* data, std::size_t size) : m_data(data), m_size(size) {}
-    // gspan<T> converts to gspan<const T>.
-    template <class U>
-        requires std::is_same_v<const U, T>
-    AGPU_HOST_DEVICE gspan(const gspan<U>& o) : m_data(o.data()), m_size(o.size()) {}
+    AGPU_HOST_DEVICE span_base() = default;
+    AGPU_HOST_DEVICE span_base(T* data, std::size_t size) : m_data(data), m_size(size) {}
     AGPU_HOST_DEVICE std::size_t size() const { return m_size; }
     AGPU_HOST_DEVICE T* data() const { return m_data; }
-    AGPU_HOST_DEVICE gspan subspan(std::size_t offset, std::size_t count) const { return {m_data + offset, count}; }
 
     AGPU_DEVICE value_type load(std::size_t i) const { return m_data[i]; }
     AGPU_DEVICE void store(std::size_t i, const value_type& v) const { m_data[i] = v; }
@@ -52,34 +49,31 @@ public:
         return atomicCAS(m_data + i, expected, v);
     }
 
-private:
+protected:
     T* m_data = nullptr;
     std::size_t m_size = 0;
 };
 
+}  // namespace detail
+
+// Global memory: a span of T in device memory.
+template <class T>
+class gspan : public detail::span_base<T> {
+public:
+    using detail::span_base<T>::span_base;
+    // gspan<T> converts to gspan<const T>.
+    template <class U>
+        requires std::is_same_v<const U, T>
+    AGPU_HOST_DEVICE gspan(const gspan<U>& o) : detail::span_base<T>(o.data(), o.size()) {}
+    AGPU_HOST_DEVICE gspan subspan(std::size_t offset, std::size_t count) const { return {this->m_data + offset, count}; }
+};
+
 // Shared memory: a span of T in the block's shared memory. Same interface.
 template <class T>
-class sspan {
+class sspan : public detail::span_base<T> {
 public:
-    using value_type = std::remove_const_t<T>;
-    AGPU_DEVICE sspan() = default;
-    AGPU_DEVICE sspan(T* data, std::size_t size) : m_data(data), m_size(size) {}
-    AGPU_DEVICE std::size_t size() const { return m_size; }
-    AGPU_DEVICE sspan subspan(std::size_t offset, std::size_t count) const { return {m_data + offset, count}; }
-
-    AGPU_DEVICE value_type load(std::size_t i) const { return m_data[i]; }
-    AGPU_DEVICE void store(std::size_t i, const value_type& v) const { m_data[i] = v; }
-    AGPU_DEVICE value_type atomic_add(std::size_t i, value_type v) const { return atomicAdd(m_data + i, v); }
-    AGPU_DEVICE value_type atomic_min(std::size_t i, value_type v) const { return atomicMin(m_data + i, v); }
-    AGPU_DEVICE value_type atomic_max(std::size_t i, value_type v) const { return atomicMax(m_data + i, v); }
-    AGPU_DEVICE value_type atomic_exch(std::size_t i, value_type v) const { return atomicExch(m_data + i, v); }
-    AGPU_DEVICE value_type atomic_cas(std::size_t i, value_type expected, value_type v) const {
-        return atomicCAS(m_data + i, expected, v);
-    }
-
-private:
-    T* m_data = nullptr;
-    std::size_t m_size = 0;
+    using detail::span_base<T>::span_base;
+    AGPU_HOST_DEVICE sspan subspan(std::size_t offset, std::size_t count) const { return {this->m_data + offset, count}; }
 };
 
 // Static shared array: AGPU_SHARED(float, tile, 256); then tile.load(i) ...
