@@ -4,15 +4,6 @@
 
 namespace agpu::validate {
 
-void cuda_check(cudaError_t e, const char* call, const char* file, int line) {
-    if (e == cudaSuccess) return;
-    const char* f = file;
-    for (const char* p = file; *p; ++p)
-        if (*p == '/') f = p + 1;
-    throw cuda_error(int(e), std::string(call) + " failed at " + f + ":" + std::to_string(line) + ": " +
-                                 cudaGetErrorName(e) + " (" + std::to_string(int(e)) + "): " + cudaGetErrorString(e));
-}
-
 cuda_executor::cuda_executor(model::device dev) : m_dev(std::move(dev)) {}
 
 cuda_executor::~cuda_executor() {

@@ -8,7 +8,7 @@
 //   -> start / launch_all / stop until CUPTI has every pass -> decode
 //   -> evaluate each range -> disable, deinitialize.
 // Every CUPTI call goes through AGPU_CUPTI_CHECK, every CUDA runtime or driver
-// call through AGPU_CU_CHECK; each resource is an RAII object, so the profiler
+// call through AGPU_CUDA_CHECK or AGPU_CU_DRIVER_CHECK; each resource is an RAII object, so the profiler
 // is stopped, disabled and deinitialized on every path.
 //
 // Driver functions are looked up through the runtime
@@ -36,21 +36,11 @@
 #include <vector>
 
 #include "agpu/errors.hpp"
+#include "agpu/validate/cuda_check.hpp"
 #include "agpu/validate/cupti.hpp"
 
 namespace agpu::validate {
 namespace {
-
-const char* base_name(const char* path) {
-    const char* name = path;
-    for (const char* p = path; *p; ++p)
-        if (*p == '/') name = p + 1;
-    return name;
-}
-
-std::string where(const char* call, const char* file, int line) {
-    return std::string(call) + " failed at " + base_name(file) + ":" + std::to_string(line) + ": ";
-}
 
 // "CUPTI_ERROR_NAME (code): CUPTI's explanation". The two lookups are not
 // checked: they describe an error that is already being reported.
@@ -74,7 +64,7 @@ bool is_privilege_error(int code) {
 
 void cupti_check(CUptiResult r, const char* call, const char* file, int line) {
     if (r == CUPTI_SUCCESS) return;
-    std::string what = where(call, file, line) + cupti_text(r);
+    std::string what = cuda_call_site(call, file, line) + cupti_text(r);
     if (is_privilege_error(r))
         what += " [run as root (in a container: --cap-add SYS_ADMIN), or load the NVIDIA driver with "
                 "NVreg_RestrictProfilingToAdminUsers=0]";
@@ -92,21 +82,15 @@ struct driver_api {
 
 const driver_api& driver();
 
-void cu_check(cudaError_t e, const char* call, const char* file, int line) {
-    if (e == cudaSuccess) return;
-    throw std::runtime_error(where(call, file, line) + cudaGetErrorName(e) + " (" + std::to_string(int(e)) +
-                             "): " + cudaGetErrorString(e));
-}
-
-void cu_check(CUresult r, const char* call, const char* file, int line) {
+void cu_driver_check(CUresult r, const char* call, const char* file, int line) {
     if (r == CUDA_SUCCESS) return;
     // Not checked: they describe an error that is already being reported.
     const char* name = nullptr;
     const char* text = nullptr;
     driver().cuGetErrorName(r, &name);
     driver().cuGetErrorString(r, &text);
-    throw std::runtime_error(where(call, file, line) + (name ? name : "unknown CUresult") + " (" +
-                             std::to_string(int(r)) + "): " + (text ? text : ""));
+    throw cuda_error(int(r), cuda_call_site(call, file, line) + (name ? name : "unknown CUresult") + " (" +
+                                 std::to_string(int(r)) + "): " + (text ? text : ""));
 }
 
 }  // namespace
@@ -114,9 +98,10 @@ void cu_check(CUresult r, const char* call, const char* file, int line) {
 
 // Every CUPTI call in this file goes through this (STYLE.md 6); it throws cupti_error.
 #define AGPU_CUPTI_CHECK(call) ::agpu::validate::cupti_check((call), #call, __FILE__, __LINE__)
-// Every CUDA runtime or driver call in this file goes through this; it throws
-// std::runtime_error naming the cudaError_t or CUresult.
-#define AGPU_CU_CHECK(call) ::agpu::validate::cu_check((call), #call, __FILE__, __LINE__)
+// CUDA runtime calls go through AGPU_CUDA_CHECK (cuda_check.hpp); the driver
+// calls, which only this file makes (through the runtime's entry points), go
+// through this. Both throw cuda_error.
+#define AGPU_CU_DRIVER_CHECK(call) ::agpu::validate::cu_driver_check((call), #call, __FILE__, __LINE__)
 
 namespace agpu::validate {
 namespace {
@@ -125,7 +110,7 @@ template <class F>
 F driver_entry_point(const char* symbol) {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-    AGPU_CU_CHECK(cudaGetDriverEntryPointByVersion(symbol, &fn, 12000, cudaEnableDefault, &found));
+    AGPU_CUDA_CHECK(cudaGetDriverEntryPointByVersion(symbol, &fn, 12000, cudaEnableDefault, &found));
     if (found != cudaDriverEntryPointSuccess || fn == nullptr)
         throw std::runtime_error(std::string("the CUDA driver does not provide ") + symbol + " (CUDA 12.0 ABI)");
     return reinterpret_cast<F>(fn);
@@ -334,9 +319,9 @@ struct current_gpu {
 
 current_gpu find_current_gpu() {
     current_gpu g;
-    AGPU_CU_CHECK(cudaGetDevice(&g.ordinal));
-    AGPU_CU_CHECK(driver().cuInit(0));
-    AGPU_CU_CHECK(driver().cuDeviceGet(&g.device, g.ordinal));
+    AGPU_CUDA_CHECK(cudaGetDevice(&g.ordinal));
+    AGPU_CU_DRIVER_CHECK(driver().cuInit(0));
+    AGPU_CU_DRIVER_CHECK(driver().cuDeviceGet(&g.device, g.ordinal));
     return g;
 }
 
@@ -485,7 +470,7 @@ void collect_once(std::optional<range_profiler>& profiler, CUcontext ctx, CUpti_
     for (std::size_t run = 1;; ++run) {
         profiler->start();
         launch_all();
-        AGPU_CU_CHECK(cudaDeviceSynchronize());  // the pass's kernels end, and their errors surface, inside it
+        AGPU_CUDA_CHECK(cudaDeviceSynchronize());  // the pass's kernels end, and their errors surface, inside it
         if (profiler->stop()) break;
         if (run >= max_runs)
             throw std::runtime_error("CUPTI still wanted passes after " + std::to_string(run) +
@@ -561,20 +546,20 @@ cupti_status cupti_query() {
     try {
         AGPU_CUPTI_CHECK(cuptiGetVersion(&s.api_version));
         int driver_version = 0;
-        AGPU_CU_CHECK(cudaDriverGetVersion(&driver_version));
+        AGPU_CUDA_CHECK(cudaDriverGetVersion(&driver_version));
         if (driver_version == 0) {
             s.reason = "no NVIDIA driver on this machine (cudaDriverGetVersion found none)";
             return s;
         }
         int count = 0;
-        AGPU_CU_CHECK(cudaGetDeviceCount(&count));
+        AGPU_CUDA_CHECK(cudaGetDeviceCount(&count));
         if (count == 0) {
             s.reason = "the driver sees no GPU";
             return s;
         }
         // The primary context, as cupti_collect uses: CUPTI's samples ask
         // their device questions with a context current.
-        AGPU_CU_CHECK(cudaFree(nullptr));
+        AGPU_CUDA_CHECK(cudaFree(nullptr));
         const current_gpu g = find_current_gpu();
         profiler_library library;
         s.reason = unsupported_reason(g);
@@ -597,9 +582,9 @@ cupti_result cupti_collect(const std::vector<std::string>& metrics, const std::f
     cupti_result result;
     result.metrics = metrics;
 
-    AGPU_CU_CHECK(cudaFree(nullptr));  // creates the runtime's primary context and makes it current
+    AGPU_CUDA_CHECK(cudaFree(nullptr));  // creates the runtime's primary context and makes it current
     CUcontext ctx = nullptr;
-    AGPU_CU_CHECK(driver().cuCtxGetCurrent(&ctx));
+    AGPU_CU_DRIVER_CHECK(driver().cuCtxGetCurrent(&ctx));
     if (ctx == nullptr) throw std::runtime_error("no current CUDA context after cudaFree(0)");
     const current_gpu g = find_current_gpu();
 

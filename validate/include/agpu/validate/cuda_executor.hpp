@@ -20,25 +20,7 @@
 
 #include "agpu/kl/kl.hpp"
 #include "agpu/model/device.hpp"
-
-namespace agpu::validate {
-
-// A CUDA call failed: the message has the call, its error code and name.
-class cuda_error : public std::runtime_error {
-public:
-    cuda_error(int code, const std::string& what) : std::runtime_error(what), m_code(code) {}
-    int code() const { return m_code; }
-
-private:
-    int m_code;
-};
-
-void cuda_check(cudaError_t e, const char* call, const char* file, int line);
-
-}  // namespace agpu::validate
-
-// Every CUDA runtime call goes through this (STYLE.md 6).
-#define AGPU_CUDA_CHECK(call) ::agpu::validate::cuda_check((call), #call, __FILE__, __LINE__)
+#include "agpu/validate/cuda_check.hpp"
 
 namespace agpu::validate {
 
