@@ -93,24 +93,26 @@ std::vector<measurement> measure_run(const model::device& preset, const std::str
 
     if (opt.counters) {
         // Metric names from the one counter table, then the hardware-only
-        // ones; a table entry "a+b" is the sum of two metrics.
+        // ones; a table entry "a+b" or "a-b" combines two metrics.
         struct wanted {
             std::string name, unit, expression;
-            std::vector<std::size_t> parts;  // indices into `metrics`
+            std::vector<std::pair<std::size_t, double>> parts;  // (index into `metrics`, sign)
         };
         std::vector<wanted> want;
         std::vector<std::string> metrics;
         auto add = [&](std::string_view name, std::string_view unit, std::string_view expr) {
             wanted w{std::string(name), std::string(unit), std::string(expr), {}};
+            double sign = 1;
             std::size_t start = 0;
             while (start <= expr.size()) {
-                const auto plus = expr.find('+', start);
-                const std::string part(expr.substr(start, plus == std::string_view::npos ? expr.npos : plus - start));
+                const auto op = expr.find_first_of("+-", start);
+                const std::string part(expr.substr(start, op == std::string_view::npos ? expr.npos : op - start));
                 auto found = std::find(metrics.begin(), metrics.end(), part);
                 if (found == metrics.end()) found = metrics.insert(metrics.end(), part);
-                w.parts.push_back(std::size_t(found - metrics.begin()));
-                if (plus == std::string_view::npos) break;
-                start = plus + 1;
+                w.parts.emplace_back(std::size_t(found - metrics.begin()), sign);
+                if (op == std::string_view::npos) break;
+                sign = expr[op] == '-' ? -1 : 1;
+                start = op + 1;
             }
             want.push_back(std::move(w));
         };
@@ -144,9 +146,9 @@ std::vector<measurement> measure_run(const model::device& preset, const std::str
             for (const auto& w : want) {
                 std::optional<double> v = 0.0;
                 std::string missing;
-                for (auto part : w.parts) {
+                for (const auto& [part, sign] : w.parts) {
                     const auto& pv = res.ranges[i].values[part];
-                    if (pv && v) *v += *pv;
+                    if (pv && v) *v += sign * *pv;
                     else {
                         v.reset();
                         missing = metrics[part];

@@ -59,7 +59,7 @@ struct counter_info {
     std::string_view name;          // JSON/CSV key
     std::string_view unit;
     aggregation agg;
-    std::string_view cupti_metric;  // sm_90 metric with the same meaning ("a+b": their sum), "" if none
+    std::string_view cupti_metric;  // sm_90 metric with the same meaning ("a+b", "a-b": their sum, difference), "" if none
     std::string_view description;
 };
 
@@ -107,17 +107,21 @@ inline constexpr std::array<counter_info, counter_count> counter_table{{
     {counter::shared_load_instructions, "shared_load_instructions", "warp-instructions", aggregation::sum,
      "smsp__inst_executed_op_shared_ld.sum", "shared load warp-instructions"},
     {counter::shared_load_wavefronts, "shared_load_wavefronts", "wavefronts", aggregation::sum,
-     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+     "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
      "per shared load, the most distinct words wanted from one bank, summed"},
     {counter::shared_load_bank_conflicts, "shared_load_bank_conflicts", "wavefronts", aggregation::sum,
-     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "shared load wavefronts minus shared loads"},
+     "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum-smsp__inst_executed_op_shared_ld.sum",
+     "shared load wavefronts minus shared loads (on the GPU the SASS-attributed difference; a load predicated off "
+     "in a whole warp would count as a load with no wavefront)"},
     {counter::shared_store_instructions, "shared_store_instructions", "warp-instructions", aggregation::sum,
      "smsp__inst_executed_op_shared_st.sum", "shared store warp-instructions"},
     {counter::shared_store_wavefronts, "shared_store_wavefronts", "wavefronts", aggregation::sum,
-     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+     "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
      "per shared store, the most distinct words written to one bank, summed"},
     {counter::shared_store_bank_conflicts, "shared_store_bank_conflicts", "wavefronts", aggregation::sum,
-     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "shared store wavefronts minus shared stores"},
+     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+     "shared store wavefronts minus shared stores (on the GPU the L1TEX count: the SASS difference would count "
+     "stores predicated off in a whole warp, which make no wavefront)"},
     {counter::shared_atomic_instructions, "shared_atomic_instructions", "warp-instructions", aggregation::sum,
      "smsp__inst_executed_op_shared_atom.sum", "shared atomic warp-instructions"},
     {counter::shared_atomic_wavefronts, "shared_atomic_wavefronts", "wavefronts", aggregation::sum, "",
@@ -157,7 +161,7 @@ struct hardware_metric {
     std::string_view description;
 };
 
-inline constexpr std::array<hardware_metric, 6> hardware_metrics{{
+inline constexpr std::array<hardware_metric, 9> hardware_metrics{{
     {"gpu_time", "ns", "gpu__time_duration.sum", "kernel duration measured by the profiler (one replay)"},
     {"dram_read_bytes", "bytes", "dram__bytes_read.sum", "bytes read from DRAM (after L2)"},
     {"dram_write_bytes", "bytes", "dram__bytes_write.sum", "bytes written to DRAM (after L2)"},
@@ -167,6 +171,18 @@ inline constexpr std::array<hardware_metric, 6> hardware_metrics{{
      "global reductions (atomics whose result is unused compile to RED)"},
     {"global_red_sectors", "sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",
      "32-byte sectors of global reductions"},
+    // The L1TEX data stage's own totals. The AGPU counters above take the
+    // SASS-attributed ones (sm__sass_*: the wavefronts of each executed
+    // instruction); these also count data-stage wavefronts no instruction of
+    // the kernel asked for, a few per thread block in kernels of several
+    // waves (validate/README.md, "The shared-load offset").
+    {"shared_load_wavefronts_l1tex", "wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+     "shared load wavefronts seen by the L1TEX data stage"},
+    {"shared_load_bank_conflicts_l1tex", "wavefronts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+     "shared load bank conflicts seen by the L1TEX data stage"},
+    {"shared_store_wavefronts_l1tex", "wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+     "shared store wavefronts seen by the L1TEX data stage"},
+
 }};
 
 // A set of counter values.
