@@ -97,6 +97,11 @@ int run_compare(const invocation& inv) {
     }
     inv.out << "\n" << c.runs << " runs on " << c.gpu_name << " against the simulator on " << c.device_id << ": " << exact
             << " of " << rows << " measured counter values equal the simulated ones exactly\n";
+    if (!c.not_simulated.empty()) {
+        inv.out << "not simulated (GPU-only baselines):";
+        for (const auto& k : c.not_simulated) inv.out << " " << k;
+        inv.out << "\n";
+    }
     return exit_ok;
 }
 

@@ -11,8 +11,20 @@
 namespace agpu::kernels {
 
 // n random values of T (never all zeros; METHOD: random inputs, never zeros).
+// The same arguments give the same values. The last large vector of each T is
+// kept, so the repetitions of a timed GPU run (which regenerate their inputs)
+// do not spend seconds in the generator.
 template <class T>
 std::vector<T> random_values(std::size_t n, std::uint64_t seed, T lo, T hi) {
+    struct last_large {
+        std::size_t n = 0;
+        std::uint64_t seed = 0;
+        T lo{}, hi{};
+        std::vector<T> v;
+    };
+    static thread_local last_large cache;
+    constexpr std::size_t large = std::size_t(1) << 20;
+    if (n >= large && cache.n == n && cache.seed == seed && cache.lo == lo && cache.hi == hi) return cache.v;
     std::mt19937_64 rng(seed);
     std::vector<T> v(n);
     if constexpr (std::is_floating_point_v<T>) {
@@ -22,6 +34,7 @@ std::vector<T> random_values(std::size_t n, std::uint64_t seed, T lo, T hi) {
         std::uniform_int_distribution<T> d(lo, hi);
         for (auto& x : v) x = d(rng);
     }
+    if (n >= large) cache = {n, seed, lo, hi, v};
     return v;
 }
 

@@ -36,7 +36,14 @@ comparison compare_dataset(const std::filesystem::path& dir, const std::string& 
         const auto check = run->second.find("check");
         if (check != run->second.end() && check->second->value && *check->second->value == 0) continue;
         const measurement& m = *first_row.at(run_id);
-        const auto& algo = sim::find_algorithm(m.algo);
+        const sim::algorithm* found = nullptr;
+        for (const auto* a : sim::algorithms())
+            if (a->spec.key == m.algo) found = a;
+        if (!found) {  // a GPU-only baseline (CUB, Thrust, a copy): measured, nothing to simulate
+            out.not_simulated.insert(m.algo);
+            continue;
+        }
+        const auto& algo = *found;
         std::vector<std::string> sets;
         for (std::size_t start = 0; start < m.params.size();) {
             const auto end = m.params.find(';', start);
@@ -113,7 +120,7 @@ nlohmann::json to_json(const comparison& c) {
             {"device", c.device_id},
             {"gpu", c.gpu_name},
             {"rows", rows},
-            {"summary", {{"runs", c.runs}, {"counters", counters}}}};
+            {"summary", {{"runs", c.runs}, {"counters", counters}, {"not_simulated", c.not_simulated}}}};
 }
 
 }  // namespace agpu::validate

@@ -46,23 +46,31 @@ void cuda_executor::launch_raw(std::string_view name, const void* kernel, ::dim3
                                void** args) {
     if (smem > 48 * 1024)
         AGPU_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    begin_launch(name);
+    AGPU_CUDA_CHECK(cudaLaunchKernel(kernel, grid, block, args, smem, nullptr));
+    AGPU_CUDA_CHECK(cudaGetLastError());
+    end_launch();
+}
+
+void cuda_executor::begin_launch(std::string_view name) {
     if (m_timing && m_flush_pending) {
         flush_l2();
         m_flush_pending = false;
     }
-    event_pair ev{std::string(name), nullptr, nullptr};
+    m_open = {std::string(name), nullptr, nullptr};
     if (m_timing) {
-        AGPU_CUDA_CHECK(cudaEventCreate(&ev.start));
-        AGPU_CUDA_CHECK(cudaEventCreate(&ev.stop));
-        AGPU_CUDA_CHECK(cudaEventRecord(ev.start));
+        AGPU_CUDA_CHECK(cudaEventCreate(&m_open.start));
+        AGPU_CUDA_CHECK(cudaEventCreate(&m_open.stop));
+        AGPU_CUDA_CHECK(cudaEventRecord(m_open.start));
     }
-    AGPU_CUDA_CHECK(cudaLaunchKernel(kernel, grid, block, args, smem, nullptr));
-    AGPU_CUDA_CHECK(cudaGetLastError());
+}
+
+void cuda_executor::end_launch() {
     if (m_timing) {
-        AGPU_CUDA_CHECK(cudaEventRecord(ev.stop));
-        m_events.push_back(ev);
+        AGPU_CUDA_CHECK(cudaEventRecord(m_open.stop));
+        m_events.push_back(m_open);
     }
-    m_launches.emplace_back(name);
+    m_launches.push_back(std::move(m_open.kernel));
 }
 
 void cuda_executor::start_timing() {

@@ -10,6 +10,7 @@
 #include "agpu/model/catalog.hpp"
 #include "agpu/sim/algorithms.hpp"
 #include "agpu/validate/cupti.hpp"
+#include "agpu/validate/gpu_algorithms.hpp"
 #include "agpu/validate/gpu.hpp"
 #include "measure.hpp"
 
@@ -58,10 +59,11 @@ void validate_suite(const suite& s, const std::vector<std::uint64_t>& sizes, con
     };
     std::vector<planned> plan;
     for (const auto& e : s.entries) {
-        const auto& a = sim::find_algorithm(e.algo);
-        const auto params = model::parse_params(a.spec, e.sets);
+        const auto& spec = find_spec(e.algo);
+        const auto params = model::parse_params(spec, e.sets);
         for (auto n : sizes) {
-            model::check_n(a.spec, n);
+            if (e.max_n && n > e.max_n) continue;
+            model::check_n(spec, n);
             plan.push_back({e.algo, n, params});
         }
     }

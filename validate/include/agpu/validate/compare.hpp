@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,7 @@ struct comparison {
     std::size_t runs = 0;
     std::vector<compare_row> rows;
     std::vector<counter_summary> counters;  // in counter-table order
+    std::set<std::string> not_simulated;    // GPU-only baselines in the dataset
 };
 
 comparison compare_dataset(const std::filesystem::path& dir, const std::string& device_override = "");

@@ -72,6 +72,19 @@ public:
         launch_raw(name, reinterpret_cast<const void*>(kernel), grid, block, dynamic_shared_bytes, ptrs);
     }
 
+    // Runs `work`, which puts GPU work on the default stream (a CUB or Thrust
+    // call, a copy), as one launch named `name`: timed like a kernel and
+    // listed in launches(). For the GPU-only baselines.
+    template <class F>
+    void timed(std::string_view name, F&& work) {
+        begin_launch(name);
+        work();
+        AGPU_CUDA_CHECK(cudaGetLastError());
+        end_launch();
+    }
+    // The stream kernels and timed work run on (the default stream).
+    cudaStream_t stream() const { return nullptr; }
+
     // Timing: on from now; times() gives each launch's milliseconds since.
     void start_timing();
     std::vector<launch_timing> stop_timing();
@@ -86,6 +99,8 @@ private:
     void copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind);
     void launch_raw(std::string_view name, const void* kernel, ::dim3 grid, ::dim3 block, std::size_t smem, void** args);
     void flush_l2();
+    void begin_launch(std::string_view name);
+    void end_launch();
 
     model::device m_dev;
     std::vector<void*> m_allocations;
@@ -100,6 +115,7 @@ private:
         cudaEvent_t start, stop;
     };
     std::vector<event_pair> m_events;
+    event_pair m_open{};
 };
 
 }  // namespace agpu::validate

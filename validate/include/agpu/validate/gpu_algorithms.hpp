@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "agpu/model/algorithm.hpp"
@@ -19,10 +20,18 @@ struct gpu_algorithm {
     std::function<model::check_result(cuda_executor& ex, std::uint64_t n, const model::param_values& p,
                                       std::uint64_t seed)>
         run;
+    // Only for what runs on the GPU alone (baselines: CUB, Thrust, copies),
+    // which the simulator does not know: their spec. Algorithms take theirs
+    // from the simulator's registration of the same key.
+    std::optional<model::algo_spec> gpu_only_spec = {};
 };
 
 // Every registered GPU algorithm, by key (empty without CUDA).
 const std::map<std::string, gpu_algorithm>& gpu_algorithms();
+
+// The spec of `key`: the simulator's, or a GPU-only baseline's. Throws
+// input_error naming the key when neither knows it.
+const model::algo_spec& find_spec(const std::string& key);
 
 struct gpu_algorithm_registrar {
     explicit gpu_algorithm_registrar(gpu_algorithm a);
@@ -35,3 +44,8 @@ struct gpu_algorithm_registrar {
 // AGPU_REGISTER_GPU_ALGORITHM(key, run): one line beside an algorithm's kernels.
 #define AGPU_REGISTER_GPU_ALGORITHM(key, run) \
     static const ::agpu::validate::gpu_algorithm_registrar AGPU_GPU_CAT(agpu_gpu_algorithm_, __LINE__) { {key, run} }
+// AGPU_REGISTER_GPU_BASELINE(spec, run): a GPU-only baseline (CUB, Thrust, a copy).
+#define AGPU_REGISTER_GPU_BASELINE(spec, run)                                                               \
+    static const ::agpu::validate::gpu_algorithm_registrar AGPU_GPU_CAT(agpu_gpu_baseline_, __LINE__) { \
+        { (spec).key, run, (spec) }                                                                         \
+    }

@@ -16,6 +16,26 @@ namespace agpu::validate {
 struct suite_entry {
     std::string algo;
     std::vector<std::string> sets;  // "name=value"
+    // For `agpu bench`: the bytes that define the run's bandwidth (what it
+    // must read and write at least once) and the items it processes, at n.
+    std::function<double(std::uint64_t n)> bytes = {};
+    std::function<double(std::uint64_t n)> items = {};
+    // Measured only at sizes up to this (0: every size of the suite), e.g. a
+    // one-thread baseline that would take minutes at the largest sizes.
+    std::uint64_t max_n = 0;
+};
+
+// A performance goal checked by `agpu bench` on a dataset of the suite.
+//   time:      baseline's time / subject's time at the same n  >= at_least
+//   bandwidth: subject's bytes/s at n / the baseline's best bytes/s at any n  >= at_least
+//   rate:      subject's items/s at n  >= at_least (no baseline)
+// Subject and baseline are entry labels: "algo" or "algo name=value;name=value"
+// (an entry matches a run of that algorithm whose parameters include those).
+struct bench_target {
+    std::string subject, baseline, measure;
+    double at_least = 0;
+    std::uint64_t min_n = 0;  // the goal holds for n >= min_n
+    std::string what;         // the goal in words
 };
 
 struct suite {
@@ -23,6 +43,7 @@ struct suite {
     std::string description;
     std::vector<std::uint64_t> default_sizes;
     std::vector<suite_entry> entries;
+    std::vector<bench_target> targets = {};
 };
 
 std::vector<const suite*> suites();
