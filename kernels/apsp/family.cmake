@@ -1,0 +1,4 @@
+# apsp/: its files (see kernels/CMakeLists.txt).
+list(APPEND AGPU_KERNELS_SIM_SOURCES)
+list(APPEND AGPU_KERNELS_CUDA_SOURCES)
+list(APPEND AGPU_KERNELS_TEST_SOURCES)

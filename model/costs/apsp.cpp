@@ -1,0 +1,1 @@
+// Closed-form AGPU costs of the apsp family (kernels/apsp/): written with its kernels.
