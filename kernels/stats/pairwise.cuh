@@ -20,13 +20,15 @@
 // two (N >= 2) this is exactly the source; otherwise every round moves P < 2N
 // elements.
 //
-// AGPU cost per round (P elements of s bytes, block of b words of w bits):
-// the copy reads and writes P elements, the compare reads P and writes P
-// (min/max) or P/2 (sum): 3 passes x log2 P rounds x 2 launches, and
-// I/O about 11 P s / (b w/8) blocks per round of the three passes, so
-// Theta(P log P / b) in all: each round moves the whole array, which is why
-// the source's "O(log N)" is not what a GPU sees once P exceeds what the
-// device can hold in flight. Exact counts: model/costs/stats.cpp.
+// AGPU cost (P elements of s bytes, blocks of 256 threads, p = k b cores):
+// per round, the copy reads and writes P values (2 instructions per warp of
+// P/b warps) and the compare reads P (two stride-2 loads) and writes P
+// (min/max) or P/2 (sums) from P/(2b) warps. Three passes of log2 P rounds:
+// 6 log2 P launches, I/O exactly 14 P s log2 P / (b w/8) blocks, time about
+// 11 P log2 P / p steps. The source's "O(log N)" counts rounds, but each
+// round moves the whole array: Theta((N/p) log N) time and Theta((N/b) log N)
+// I/O, against Theta(N/p) and Theta(N/b) for one pass (stats/fused).
+// Exact counts: model/costs/stats.cpp.
 #pragma once
 
 #include <cstdint>

@@ -321,18 +321,17 @@ partial_counts fused(const machine& m, std::uint64_t n, const param_values& p) {
 }
 
 AGPU_REGISTER_CLOSED_FORM({"stats/pairwise",
-                           "P = 2^ceil(log2 n) (at least 2), 3 passes x log2 P rounds x 2 launches; per round the copy "
-                           "moves P values in and out, the compare reads P (stride 2, two loads) and writes P (min/max) "
-                           "or P/2 (sums): I/O ~ 11 P s log2 P / (b w/8) blocks in all, time ~ 11 P log2 P / (k b) steps",
+                           "P = max(2, 2^ceil(log2 n)); 6 log2 P launches; I/O 14 P s log2 P / (b w/8) blocks; time "
+                           "per pass log2 P (ceil(P/256k) 512/b + ceil(P/512k) (1024 or 768)/b) steps (P >= 512)",
                            pairwise});
 AGPU_REGISTER_CLOSED_FORM({"stats/serial",
-                           "1 launch, 1 thread: n + 1 loads and 8 stores of one lane, 1 sector and 1 block each; time "
-                           "n + 9 steps",
+                           "1 launch of 1 thread: n + 1 loads and 8 stores of one lane (1 sector, 1 block each); "
+                           "time n + 9 steps",
                            serial});
 AGPU_REGISTER_CLOSED_FORM({"stats/fused",
-                           "2 launches; G = min(4k, ceil(n/(1024 V))) blocks of 256 read the n s bytes once in 16-byte "
-                           "lanes (I/O n s / (b w/8) blocks, 16b/32 sectors per full load), 5 G partials; time ~ "
-                           "n / (4 V k b / 4) ... see model/costs/stats.cpp",
+                           "2 launches; G = min(4k, ceil(n/(1024 V))) blocks, V = 16/s; ~n/(V b) 16-byte loads, I/O "
+                           "n s/(b w/8) + O(G) blocks; time ceil(G/k)(256/b) ceil(n/(256 V G)) + per block "
+                           "(256/b)(5 log2 b + 6) + 5 log2 b + 10 steps",
                            fused});
 
 }  // namespace

@@ -96,6 +96,31 @@ TEST(Stats, FusedClosedFormWhenThreadsLoop) {
     expect_closed_form("stats/fused", model::resolve_device("h100"), (std::uint64_t(1) << 23) + 5, "float");
 }
 
+// Mixed signs, and equal values (variance exactly 0 for the stable algorithms).
+TEST(Stats, MixedSignsAndConstantValues) {
+    for (std::size_t n : {1000, 4097}) {
+        std::mt19937_64 rng(5);
+        std::normal_distribution<double> d(-5.0, 100.0);
+        std::vector<float> xf(n);
+        std::vector<double> xd(n);
+        for (std::size_t i = 0; i < n; ++i) xd[i] = xf[i] = static_cast<float>(d(rng));
+        for (st::algo a : {st::algo::fused, st::algo::pairwise, st::algo::serial}) {
+            const auto tf = st::tolerance_for<float>(a, n);
+            const auto td = st::tolerance_for<double>(a, n);
+            EXPECT_EQ(st::compare_results(on_sim(a, xf), st::reference(std::span<const float>(xf)), tf), "") << n;
+            EXPECT_EQ(st::compare_results(on_sim(a, xd), st::reference(std::span<const double>(xd)), td), "") << n;
+        }
+    }
+    const std::vector<float> same(3001, 3.25f);
+    for (st::algo a : {st::algo::fused, st::algo::serial}) {
+        const auto r = on_sim(a, same);
+        EXPECT_EQ(r[st::f_var_pop], 0.0);
+        EXPECT_EQ(r[st::f_mean], 3.25);
+        EXPECT_EQ(r[st::f_min], 3.25);
+        EXPECT_EQ(r[st::f_max], 3.25);
+    }
+}
+
 // {1e8 + 4, 1e8 + 7, 1e8 + 13, 1e8 + 16}: mean 1e8 + 10, deviations -6, -3, 3, 6,
 // M2 = 90: population variance 90/4 = 22.5, sample variance 90/3 = 30.
 TEST(Stats, StableAlgorithmsGiveTheExactVarianceOfLargeOffsetDoubles) {
@@ -132,5 +157,37 @@ TEST(Stats, OnlyTheSourceFormulaLosesTheVarianceOfOffsetFloats) {
         EXPECT_GT(pairwise, 1e-3) << "n=" << n;
         std::cout << "n=" << n << ": relative error of the variance: fused " << fused << ", serial " << serial
                   << ", pairwise " << pairwise << "\n";
+    }
+}
+
+// The closed forms' headline formulas (their `formula` text and README.md), at
+// powers of two on b = 32, 64, 16.
+TEST(Stats, HeadlineFormulas) {
+    for (const char* id : {"h100", "h100-b64", "geforce-gtx280"}) {
+        const auto dev = model::resolve_device(id);
+        const std::uint64_t b = dev.agpu.b, k = dev.agpu.k(), block_bytes = dev.agpu.block_bytes();
+        for (const char* type : types) {
+            const std::uint64_t s = std::string(type) == "float" ? 4 : 8, V = 16 / s;
+            for (std::uint64_t P : {std::uint64_t(1) << 10, std::uint64_t(1) << 13}) {
+                const std::uint64_t lg = std::countr_zero(P);
+                const auto t = simulate("stats/pairwise", dev, P, type).record.totals();
+                EXPECT_EQ(t[counter::launches], 6 * lg);
+                EXPECT_EQ(t[counter::io_blocks], 14 * P * s * lg / block_bytes) << id << " " << type << " P=" << P;
+                const std::uint64_t copy = (P + 256 * k - 1) / (256 * k) * 512 / b;
+                const std::uint64_t pairs = (P / 2 + 256 * k - 1) / (256 * k) * 256 / b;
+                EXPECT_EQ(t[counter::time_steps], lg * (3 * copy + pairs * (4 + 3 + 3))) << id << " " << type;
+            }
+            const std::uint64_t n = 3000;
+            EXPECT_EQ(simulate("stats/serial", dev, n, type).record.totals()[counter::time_steps], n + 9);
+            for (std::uint64_t n_fused : {std::uint64_t(1) << 12, std::uint64_t(1) << 16}) {
+                const auto r = simulate("stats/fused", dev, n_fused, type).record;
+                ASSERT_EQ(r.launches.size(), 2u);
+                const auto& k1 = r.launches[0].c;
+                EXPECT_EQ(k1[counter::global_load_blocks], n_fused * s / block_bytes);
+                EXPECT_EQ(k1[counter::global_load_instructions], n_fused / (V * b));
+                EXPECT_EQ(k1[counter::global_load_sectors], n_fused * s / 32);
+                EXPECT_EQ(k1[counter::global_store_instructions], 5 * r.launches[0].grid.x);
+            }
+        }
     }
 }
