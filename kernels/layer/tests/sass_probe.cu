@@ -1,7 +1,8 @@
 // The kernel layer costs nothing under nvcc: the same kernel through the layer
 // and hand-written in plain CUDA compile to the same SASS (sass_compare.cmake
 // checks it). A block sum: global loads, a warp shuffle reduction, a shared
-// array, a barrier, a global store.
+// array, a barrier, a global store. And a flag handshake between blocks:
+// volatile stores and loads, a fence, a spin wait.
 #include <cstdint>
 
 #include "agpu/kl/kl.hpp"
@@ -40,4 +41,38 @@ __global__ void hand_written(fspan_c in, fspan out) {
         for (unsigned w = 0; w < blockDim.x / warpSize; ++w) s += partial[w];
         out.p[blockIdx.x] = s;
     }
+}
+
+// Block 0 publishes a value (word 1), then its flag (word 0); every other
+// block waits for the flag, then reads the value into its own word.
+AGPU_KERNEL void through_layer_flag(kl::gspan<unsigned long long> words) {
+    if (kl::block_idx().x == 0) {
+        if (kl::thread_idx().x == 0) {
+            words.store_volatile(1, 42ull);
+            kl::thread_fence();
+            words.store_volatile(0, 1ull);
+        }
+        return;
+    }
+    while (words.load_volatile(0) == 0) kl::spin_wait(100);
+    kl::thread_fence();
+    const unsigned long long v = words.load_volatile(1);
+    words.store(1 + kl::block_idx().x, v);
+}
+
+struct ullspan { unsigned long long* p; std::size_t n; };
+
+__global__ void hand_written_flag(ullspan words) {
+    if (blockIdx.x == 0) {
+        if (threadIdx.x == 0) {
+            static_cast<volatile unsigned long long*>(words.p)[1] = 42ull;
+            __threadfence();
+            static_cast<volatile unsigned long long*>(words.p)[0] = 1ull;
+        }
+        return;
+    }
+    while (static_cast<volatile unsigned long long*>(words.p)[0] == 0) __nanosleep(100);
+    __threadfence();
+    const unsigned long long v = static_cast<volatile unsigned long long*>(words.p)[1];
+    words.p[1 + blockIdx.x] = v;
 }

@@ -12,9 +12,12 @@
 //   indices      thread_idx() block_idx() block_dim() grid_dim() thread_rank()
 //                warp_size() lane_id() warp_id()
 //   memory       gspan<T> (global), sspan<T> (shared): load(i), store(i, v),
+//                load_volatile(i), store_volatile(i, v) (flags other blocks poll),
 //                atomic_add/min/max/exch/cas(i, ...); AGPU_SHARED(T, name, n);
 //                dynamic_shared<T>()
-//   sync         sync_threads(), sync_warp(mask)
+//   sync         sync_threads(), sync_warp(mask), thread_fence() (__threadfence),
+//                spin_wait(ns) (one pause of a spin loop; the simulator, which runs
+//                blocks in order, stops the run instead: the wait would never end)
 //   collectives  shfl, shfl_up, shfl_down, shfl_xor, ballot, any, all (lane_mask, full_mask())
 //   intrinsics   popc, clz, min, max, add_min, add_max (sm_90 DPX), add_min_s16x2, add_max_s16x2
 //   cost notes   compute(n): n compute instructions; free on the GPU, counted by the simulator

@@ -41,6 +41,8 @@ public:
 
     AGPU_DEVICE value_type load(std::size_t i) const { return m_data[i]; }
     AGPU_DEVICE void store(std::size_t i, const value_type& v) const { m_data[i] = v; }
+    AGPU_DEVICE value_type load_volatile(std::size_t i) const { return static_cast<const volatile T*>(m_data)[i]; }
+    AGPU_DEVICE void store_volatile(std::size_t i, const value_type& v) const { static_cast<volatile T*>(m_data)[i] = v; }
     AGPU_DEVICE value_type atomic_add(std::size_t i, value_type v) const { return atomicAdd(m_data + i, v); }
     AGPU_DEVICE value_type atomic_min(std::size_t i, value_type v) const { return atomicMin(m_data + i, v); }
     AGPU_DEVICE value_type atomic_max(std::size_t i, value_type v) const { return atomicMax(m_data + i, v); }
@@ -95,6 +97,8 @@ AGPU_DEVICE sspan<T> dynamic_shared() {
 }
 
 AGPU_DEVICE void sync_threads() { __syncthreads(); }
+AGPU_DEVICE void thread_fence() { __threadfence(); }
+AGPU_DEVICE void spin_wait(unsigned ns) { __nanosleep(ns); }
 AGPU_DEVICE void sync_warp(lane_mask mask = 0xffffffffu) { __syncwarp(mask); }
 
 template <class T>

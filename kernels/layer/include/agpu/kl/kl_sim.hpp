@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <cstring>
 #include <source_location>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "agpu/kl/sim_hooks.hpp"
@@ -92,6 +94,14 @@ public:
         hook::access(Space, hook::kind::store, m_data + i, sizeof(T), i, m_size, l);
         m_data[i] = v;
     }
+    // Volatile accesses: on the GPU they bypass the L1 and are never merged or
+    // hoisted (flags polled across blocks); here a load and a store like any other.
+    value_type load_volatile(std::size_t i, loc l = loc::current()) const { return load(i, l); }
+    void store_volatile(std::size_t i, const value_type& v, loc l = loc::current()) const
+        requires(!std::is_const_v<T>)
+    {
+        store(i, v, l);
+    }
     value_type atomic_add(std::size_t i, value_type v, loc l = loc::current()) const { return atomic(i, hook::atomic_op::add, v, {}, l); }
     value_type atomic_min(std::size_t i, value_type v, loc l = loc::current()) const { return atomic(i, hook::atomic_op::min, v, {}, l); }
     value_type atomic_max(std::size_t i, value_type v, loc l = loc::current()) const { return atomic(i, hook::atomic_op::max, v, {}, l); }
@@ -153,6 +163,21 @@ sspan<T> dynamic_shared() {
 }
 
 inline void sync_threads(loc l = loc::current()) { hook::barrier(l); }
+// A memory fence (__threadfence): orders this thread's global accesses as every
+// other block sees them. The simulator runs blocks one after another, so every
+// block sees all of an earlier block's writes: nothing to order, nothing counted.
+inline void thread_fence() {}
+// One pause of a spin loop that polls what another block writes (__nanosleep on
+// the GPU). Blocks run one after another here, so a poll that failed once
+// would fail forever: the run stops with the place and the thread.
+[[noreturn]] inline void spin_wait(unsigned /*ns*/, loc l = loc::current()) {
+    const auto& c = hook::current();
+    throw std::runtime_error(std::string("spin_wait at ") + l.file_name() + ":" + std::to_string(l.line()) +
+                             " in block (" + std::to_string(c.block_idx.x) + "," + std::to_string(c.block_idx.y) + "," +
+                             std::to_string(c.block_idx.z) + ") thread " + std::to_string(c.rank) +
+                             ": a poll failed, and the simulator runs blocks one after another and a thread until it "
+                             "yields, so no other thread can write what it waits for");
+}
 inline void sync_warp(lane_mask mask = ~lane_mask{0}, loc l = loc::current()) {
     hook::collective(hook::coll_op::sync, 0, 0, mask, 0, l);
 }
