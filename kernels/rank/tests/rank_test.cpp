@@ -1,0 +1,179 @@
+// The rank family on the simulator: both directories' builds and their bulk
+// rank1/rank0/select1 queries against the CPU reference on awkward sizes on
+// b = 32, 64 and 16; all-zero and all-one vectors (select's edge cases); the
+// closed forms against the simulator's counts (equal where exact, within the
+// stated bounds for random query loads); and the broadword helpers.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "agpu/model/catalog.hpp"
+#include "agpu/model/closed_form.hpp"
+#include "agpu/sim/algorithms.hpp"
+#include "rank/rank_bounds.hpp"
+#include "rank/rank_runs.hpp"
+
+namespace model = agpu::model;
+namespace sim = agpu::sim;
+namespace rank = agpu::kernels::rank;
+using model::counter;
+
+namespace {
+
+const char* devices[] = {"h100", "h100-b64", "geforce-gtx280"};  // b = 32, 64, 16
+const char* algos[] = {"rank/jacobson", "rank/interleaved"};
+const char* ops[] = {"build", "rank1", "rank0", "select1"};
+const std::uint64_t sizes[] = {1, 2, 63, 64, 65, 511, 512, 513, 4095, 4096, 100003};
+
+sim::simulation run(const std::string& dev, const std::string& algo, std::uint64_t n, const std::vector<std::string>& sets,
+                    std::uint64_t seed = 7) {
+    const auto& a = sim::find_algorithm(algo);
+    return sim::simulate(a, model::resolve_device(dev), n, model::parse_params(a.spec, sets), seed);
+}
+
+// The simulated counts against the closed form (exact counters) and the bounds (the rest).
+void expect_counts_match(const std::string& dev, const std::string& algo, std::uint64_t n,
+                         const std::vector<std::string>& sets) {
+    const auto d = model::resolve_device(dev);
+    const auto& a = sim::find_algorithm(algo);
+    const auto params = model::parse_params(a.spec, sets);
+    const auto s = sim::simulate(a, d, n, params, 11);
+    ASSERT_TRUE(s.check.passed) << s.check.detail;
+    const auto got = s.record.totals();
+    const auto* cf = model::find_closed_form(algo);
+    ASSERT_NE(cf, nullptr) << algo;
+    const std::string where = algo + " " + ::testing::PrintToString(sets) + " on " + dev + " n=" + std::to_string(n);
+    const auto exact = cf->costs(d.agpu, n, params);
+    for (const auto& [ctr, want] : exact)
+        EXPECT_EQ(got[ctr], want) << where << ": counter " << model::info(ctr).name;
+    const auto bounds = model::rank_costs::rank_query_bounds(d.agpu, algo, n, params);
+    for (const auto& [ctr, low] : bounds.low) {
+        const auto high = bounds.high.at(ctr);
+        EXPECT_GE(got[ctr], low) << where << ": counter " << model::info(ctr).name;
+        EXPECT_LE(got[ctr], high) << where << ": counter " << model::info(ctr).name;
+        EXPECT_EQ(exact.count(ctr), 0u) << where << ": " << model::info(ctr).name << " both exact and bounded";
+    }
+    if (sets.front() == "op=build") {
+        EXPECT_TRUE(bounds.low.empty()) << where << ": a build's counts are exact";
+    }
+    // Every counter is either exact or bounded.
+    EXPECT_EQ(exact.size() + bounds.low.size(), model::counter_count) << where;
+}
+
+}  // namespace
+
+TEST(RankReference, CpuRankAgainstCounting) {
+    for (std::uint64_t n : {1, 64, 511, 512, 513, 5000}) {
+        const auto w = rank::random_bits(n, 30, n);
+        const rank::cpu_rank ref(w, n);
+        std::uint64_t ones = 0;
+        for (std::uint64_t i = 0; i <= n; ++i) {
+            ASSERT_EQ(ref.rank1(i), ones) << "n=" << n << " i=" << i;
+            if (i < n && (w[i / 64] >> (i % 64) & 1)) {
+                ++ones;
+                ASSERT_EQ(ref.select1(ones), i) << "n=" << n;
+            }
+        }
+        EXPECT_EQ(ref.ones(), ones);
+        EXPECT_EQ(ref.select1(0), n);
+        EXPECT_EQ(ref.select1(ones + 1), n);
+        // The padding past n (to a whole 128-bit chunk) is all ones, and ignored.
+        if (n % 128 != 0) EXPECT_EQ(w.back() >> 63, 1u) << "n=" << n;
+    }
+}
+
+TEST(RankLayout, PaperSizesRoundedToPowersOfTwo) {
+    const auto j20 = rank::jacobson_layout_for(std::uint64_t(1) << 20);  // lg 20: S ~ 10, L ~ 400
+    EXPECT_EQ(j20.log_s, 3u);
+    EXPECT_EQ(j20.log_l, 9u);
+    const auto j32 = rank::jacobson_layout_for(std::uint64_t(1) << 32);  // lg 32: S = 16, L = 1024
+    EXPECT_EQ(j32.log_s, 4u);
+    EXPECT_EQ(j32.log_l, 10u);
+    const auto j34 = rank::jacobson_layout_for(std::uint64_t(1) << 34);  // lg 34: S ~ 17, L ~ 1156
+    EXPECT_EQ(j34.log_s, 4u);
+    EXPECT_EQ(j34.log_l, 10u);
+    const auto j1 = rank::jacobson_layout_for(1);
+    EXPECT_EQ(j1.log_s, 3u);
+    EXPECT_EQ(j1.log_l, 7u);
+    EXPECT_EQ(j1.superblocks, 1u);
+    const auto i = rank::interleaved_layout_for(448);
+    EXPECT_EQ(i.lines, 2u);  // position 448 = n starts the second line
+}
+
+TEST(RankBroadword, SmallBlockEntriesAndSelectInWord) {
+    std::mt19937_64 rng(3);
+    for (int k = 0; k < 1000; ++k) {
+        const std::uint64_t w = k < 2 ? (k == 0 ? 0 : ~std::uint64_t(0)) : rng();
+        const auto base = static_cast<std::uint32_t>(rng() % 1000);
+        const std::uint64_t e16 = rank::st_entries16(w, base);
+        const auto e8 = rank::st_entries8(w, base);
+        for (unsigned f = 0; f < 4; ++f)
+            EXPECT_EQ(e16 >> (16 * f) & 0xffff, base + std::uint64_t(std::popcount(rank::low_bits(w, 16 * f))));
+        for (unsigned f = 0; f < 8; ++f) {
+            const std::uint64_t field = (f < 4 ? e8.lo : e8.hi) >> (16 * (f % 4)) & 0xffff;
+            EXPECT_EQ(field, base + std::uint64_t(std::popcount(rank::low_bits(w, 8 * f))));
+        }
+        std::uint64_t x = w;
+        for (unsigned r = 1; x != 0; ++r, x &= x - 1)
+            EXPECT_EQ(rank::select_in_word(w, r), unsigned(std::countr_zero(x))) << std::hex << w << " r=" << r;
+    }
+}
+
+TEST(RankCorrect, EveryStructureOpAndSize) {
+    for (const char* dev : devices)
+        for (const char* algo : algos)
+            for (const char* op : ops)
+                for (std::uint64_t n : sizes) {
+                    const auto s = run(dev, algo, n, {std::string("op=") + op});
+                    EXPECT_TRUE(s.check.passed) << algo << " " << op << " on " << dev << " n=" << n << ": "
+                                                << s.check.detail;
+                }
+}
+
+TEST(RankCorrect, AllZerosAndAllOnes) {
+    for (const char* dev : devices)
+        for (const char* algo : algos)
+            for (const char* density : {"density=0", "density=100"})
+                for (const char* op : ops)
+                    for (std::uint64_t n : {std::uint64_t(1), std::uint64_t(64), std::uint64_t(513), std::uint64_t(4096),
+                                            std::uint64_t(20011)}) {
+                        const auto s = run(dev, algo, n, {std::string("op=") + op, density});
+                        EXPECT_TRUE(s.check.passed) << algo << " " << op << " " << density << " on " << dev
+                                                    << " n=" << n << ": " << s.check.detail;
+                    }
+}
+
+TEST(RankCorrect, ManyTilesSparseAndFewQueries) {
+    // Past b tiles the look-back window is full; 7% ones; fewer and more queries than n.
+    for (const char* dev : devices)
+        for (const char* algo : algos) {
+            for (const char* op : ops) {
+                const auto s = run(dev, algo, 17000003, {std::string("op=") + op, "queries=3000", "density=7"});
+                EXPECT_TRUE(s.check.passed) << algo << " " << op << " on " << dev << ": " << s.check.detail;
+            }
+            const auto s = run(dev, algo, 100, {"op=select1", "queries=1000"});
+            EXPECT_TRUE(s.check.passed) << algo << " on " << dev << ": " << s.check.detail;
+        }
+}
+
+TEST(RankClosedForm, MatchesTheSimulator) {
+    for (const char* dev : devices)
+        for (const char* algo : algos) {
+            for (const char* op : ops)
+                for (std::uint64_t n : sizes) expect_counts_match(dev, algo, n, {std::string("op=") + op});
+            // Tile boundaries (2048 chunks; 512 lines), many tiles, odd query counts.
+            for (std::uint64_t n : {262143, 262144, 262145, 229375, 229376, 229377, 17000003})
+                expect_counts_match(dev, algo, n, {"op=build"});
+            for (const char* op : {"rank1", "select1"}) {
+                expect_counts_match(dev, algo, 17000003, {std::string("op=") + op, "queries=1000"});
+                expect_counts_match(dev, algo, 700001, {std::string("op=") + op, "queries=777"});
+            }
+        }
+}
+
+TEST(RankClosedForm, EveryAlgorithmHasOne) {
+    for (const char* algo : algos) EXPECT_NE(model::find_closed_form(algo), nullptr) << algo;
+}
