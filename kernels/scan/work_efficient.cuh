@@ -32,7 +32,7 @@
 // AGPU cost, with s-byte elements, T = ceil(n / tile) tiles, b lanes and W
 // warps per block (model/costs/scan.cpp has it exactly): I/O s·n/(4b) blocks
 // read plus as many written, plus per tile one atomic, 2 status stores and a
-// look-back window of min(b, t) words (3 stores and 2 loads for u64); 2
+// look-back window of min(b, t) words (u64: 4 stores, 2 loads); 2
 // launches; 3 barriers per tile; time per tile: items/width vector loads and
 // stores, (items/width)(log2 b + 1) + log2 W + 2 shuffles per warp, and the
 // look-back; with k MPs the tiles are spread evenly, so time ≈ T/k × that.

@@ -3,6 +3,7 @@
 // kind on b = 32, 64 and 16; their closed forms against the simulator's counts.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -199,4 +200,97 @@ TEST(ScanSuites, EntriesParseAndGoalsNameEntries) {
             EXPECT_NE(std::find(labels.begin(), labels.end(), t.baseline), labels.end()) << t.baseline;
         }
     }
+}
+
+namespace {
+
+// Warp 0 of one block runs the look-back of `tile` over a status the host wrote.
+template <class T>
+AGPU_KERNEL void look_back_probe(scan::tile_status<T> status, kl::gspan<T> out, std::uint64_t tile) {
+    if (kl::warp_id() != 0) return;
+    const T before = scan::detail::look_back<T>(status, tile, 0);
+    if (kl::lane_id() == 0) out.store(0, before);
+}
+
+// Flags per tile: 'P' inclusive prefix, 'A' aggregate, 'X' unpublished.
+template <class T>
+T look_back_on(const std::string& dev, const std::string& flags, const std::vector<T>& aggregate,
+               const std::vector<T>& inclusive, std::uint64_t tile) {
+    sim::executor ex(model::resolve_device(dev));
+    const std::size_t tiles = flags.size();
+    auto code = [](char f) { return f == 'P' ? scan::flag_prefix : f == 'A' ? scan::flag_aggregate : scan::flag_invalid; };
+    scan::tile_status<T> st;
+    if constexpr (sizeof(T) == 4) {
+        std::vector<std::uint64_t> words(tiles);
+        for (std::size_t t = 0; t < tiles; ++t)
+            words[t] = std::uint64_t(code(flags[t])) << 32 | (flags[t] == 'P' ? inclusive[t] : aggregate[t]);
+        st.words = ex.alloc<std::uint64_t>(tiles);
+        ex.upload(st.words, std::span<const std::uint64_t>(words));
+    } else {
+        std::vector<std::uint32_t> f(tiles);
+        for (std::size_t t = 0; t < tiles; ++t) f[t] = code(flags[t]);
+        st.flags = ex.alloc<std::uint32_t>(tiles);
+        st.aggregates = ex.alloc<T>(tiles);
+        st.inclusives = ex.alloc<T>(tiles);
+        ex.upload(st.flags, std::span<const std::uint32_t>(f));
+        ex.upload(st.aggregates, std::span<const T>(aggregate));
+        ex.upload(st.inclusives, std::span<const T>(inclusive));
+    }
+    auto out = ex.alloc<T>(1);
+    ex.launch("look_back_probe", look_back_probe<T>, {1}, {64}, 0, st, out, tile);
+    std::vector<T> got(1);
+    ex.download(std::span<T>(got), out);
+    return got[0];
+}
+
+}  // namespace
+
+// The look-back's paths that the simulated scan never takes (blocks run in
+// order there, so tile t-1 always holds its prefix): aggregates summed over
+// several windows down to the nearest prefix, and unpublished tiles beyond
+// that prefix, which must not make it wait.
+TEST(ScanLookBack, SumsAggregatesDownToTheNearestPrefix) {
+    std::mt19937_64 rng(5);
+    for (const char* dev : devices)
+        for (std::uint64_t tile : {1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, 130, 1000}) {
+            for (int pattern = 0; pattern < 4; ++pattern) {
+                std::string flags(tile, 'A');
+                std::vector<std::uint64_t> agg(tile), inc(tile);
+                for (std::uint64_t t = 0; t < tile; ++t) {
+                    agg[t] = rng() % 1000;
+                    inc[t] = rng() % 1000000;
+                }
+                // 0: only tile 0 has its prefix; 1: every tile; 2: random; 3: one prefix, unpublished beyond it.
+                flags[0] = 'P';
+                std::uint64_t nearest = 0;
+                if (pattern == 1) flags.assign(tile, 'P');
+                for (std::uint64_t t = 1; t < tile; ++t)
+                    if (pattern == 2 && rng() % 7 == 0) flags[t] = 'P';
+                if (pattern == 3) {
+                    nearest = tile / 2;
+                    for (std::uint64_t t = 0; t < nearest; ++t) flags[t] = rng() % 2 ? 'X' : 'A';
+                    flags[nearest] = 'P';
+                }
+                for (std::uint64_t t = tile; t-- > 0;)
+                    if (flags[t] == 'P') {
+                        nearest = t;
+                        break;
+                    }
+                std::uint64_t want = inc[nearest];
+                for (std::uint64_t t = nearest + 1; t < tile; ++t) want += agg[t];
+                EXPECT_EQ(look_back_on<std::uint64_t>(dev, flags, agg, inc, tile), want)
+                    << dev << " tile " << tile << " pattern " << pattern << " u64";
+                std::vector<std::uint32_t> agg32(agg.begin(), agg.end()), inc32(inc.begin(), inc.end());
+                EXPECT_EQ(look_back_on<std::uint32_t>(dev, flags, agg32, inc32, tile), std::uint32_t(want))
+                    << dev << " tile " << tile << " pattern " << pattern << " u32";
+            }
+        }
+}
+
+// An unpublished tile nearer than the nearest prefix is waited for: in the
+// simulator the wait can never end, so the run stops.
+TEST(ScanLookBack, WaitsForAnUnpublishedNearerTile) {
+    const std::string flags = "PAXA";
+    const std::vector<std::uint32_t> v(4, 1);
+    EXPECT_THROW(look_back_on<std::uint32_t>("h100", flags, v, v, 4), std::runtime_error);
 }
