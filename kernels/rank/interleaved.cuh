@@ -88,17 +88,19 @@ AGPU_KERNEL void interleaved_build(kl::gspan<const std::uint64_t> words, std::ui
         a[it] = p > 0 && x - 1 < words.size() ? words.load(x - 1) : 0;
         d[it] = x < words.size() ? words.load(x) : 0;
     }
-    std::uint64_t header[I];  // meaningful in lanes p = 0: the line's header, count relative to the warp
+    // Lanes p = 0 keep their line's header in a[] (count relative to the warp):
+    // each lane then holds exactly the piece it stores.
     std::uint32_t running = 0;
     for (unsigned it = 0; it < I; ++it) {
         const std::uint64_t x = 7 * (first + std::uint64_t(it) * (b / 4) + lane / 4) + 2 * p;
-        a[it] = p > 0 ? clip_word(a[it], x - 1, n) : 0;
+        const std::uint64_t lo = p > 0 ? clip_word(a[it], x - 1, n) : 0;
         d[it] = clip_word(d[it], x, n);
-        const auto t = static_cast<std::uint32_t>(kl::popc(a[it]) + kl::popc(d[it]));
+        const auto t = static_cast<std::uint32_t>(kl::popc(lo) + kl::popc(d[it]));
         const std::uint32_t incl = warp_inclusive_scan(t), excl = incl - t;
         const std::uint32_t next1 = kl::shfl_down(incl, 1), next2 = kl::shfl_down(incl, 2);
-        header[it] = std::uint64_t(running + excl) | std::uint64_t(t) << 40 | std::uint64_t(next1 - excl) << 47 |
-                     std::uint64_t(next2 - excl) << 55;
+        a[it] = p > 0 ? lo
+                      : std::uint64_t(running + excl) | std::uint64_t(t) << 40 | std::uint64_t(next1 - excl) << 47 |
+                            std::uint64_t(next2 - excl) << 55;
         running += kl::shfl(incl, int(b - 1));
     }
 
@@ -116,7 +118,7 @@ AGPU_KERNEL void interleaved_build(kl::gspan<const std::uint64_t> words, std::ui
     const std::uint64_t base = warp_base.load(warp);
     for (unsigned it = 0; it < I; ++it) {
         const std::uint64_t j = first + std::uint64_t(it) * (b / 4) + lane / 4;
-        if (j < lines) out.store(4 * j + p, p == 0 ? u64x2{header[it] + base, d[it]} : u64x2{a[it], d[it]});
+        if (j < lines) out.store(4 * j + p, u64x2{p == 0 ? a[it] + base : a[it], d[it]});
     }
 }
 

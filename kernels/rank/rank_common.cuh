@@ -36,6 +36,10 @@ struct rank_policy {
     static constexpr unsigned items = 8;
     // Bulk queries: one query per thread, blocks of 256.
     static constexpr unsigned query_threads = 256;
+    // Pause before polling a predecessor's status again: short against the
+    // ~1 us a tile takes, long enough to keep spinning warps off the L2
+    // (CUB's look-back backs off likewise).
+    static constexpr unsigned poll_ns = 64;
     // The most warps a block has: b >= 16 on every preset.
     static constexpr unsigned max_warps = block_threads / 16;
 };
@@ -106,8 +110,11 @@ AGPU_DEVICE unsigned select_in_word(std::uint64_t w, unsigned r) {
 // (atomics read at L2, where every block's exchanges land), stops at the
 // nearest that holds a prefix and sums the aggregates after it; a window with
 // none adds its b aggregates and moves back. On the GPU a poll may find words
-// not yet published and repeats; in the simulator blocks run in order, every
-// predecessor is finished, and the first window ends the walk.
+// not yet published and repeats after a pause; in the simulator blocks run in
+// order, every predecessor is finished, and the first window ends the walk
+// (were one unpublished, spin_wait would stop the run rather than hang).
+// Status words are read and written with atomics only: flag and value share
+// one word, so no fence or volatile load is needed.
 AGPU_DEVICE unsigned long long chained_prefix(kl::gspan<unsigned long long> status, unsigned long long tile,
                                               unsigned long long aggregate) {
     const unsigned lane = kl::lane_id();
@@ -123,7 +130,10 @@ AGPU_DEVICE unsigned long long chained_prefix(kl::gspan<unsigned long long> stat
         unsigned long long s = status_prefix;  // before tile 0: a prefix of 0
         if (pred >= 0) s = status.atomic_add(std::size_t(pred), 0ull);
         while (kl::any((s & ~status_value) == status_none)) {
-            if (pred >= 0 && (s & ~status_value) == status_none) s = status.atomic_add(std::size_t(pred), 0ull);
+            if (pred >= 0 && (s & ~status_value) == status_none) {
+                kl::spin_wait(rank_policy::poll_ns);
+                s = status.atomic_add(std::size_t(pred), 0ull);
+            }
         }
         const kl::lane_mask prefixes = kl::ballot((s & ~status_value) == status_prefix);
         if (prefixes != 0) {

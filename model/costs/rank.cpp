@@ -20,14 +20,16 @@
 //   8-byte LT entry (2048/g per tile, those < P) 2 shared loads and a store.
 //   Chained prefix: tile 0 1 atomic; tile t >= 1 3 atomics (min(b, t) lanes in
 //   one of them, on status words t-min(b,t)..t-1), 2 + log2 b collectives.
-//   I/O ~ (n/8 + n/8 or n/4 + 8P) / 4b blocks; time ~ W(I(log2 b + 4) + 12)
-//   steps per tile, T/k tiles per MP.
+//   I/O ~ (n/8 + 2n/S + 8P) / 4b blocks; time W(I(log2 b + 5) + 5 + 3I/g)
+//   + 2 log2 b + 10 steps per tile, tiles greedily over k MPs.
 // rank/interleaved (lines = n/448 + 1, T = ceil(lines/512); 1 build launch):
 //   per warp-item (b/4 lines): 2 8-byte loads (3b/4 and b lanes: the words
 //   7j + 2p - 1 and 7j + 2p, within 2D words), log2 b + 3 shuffles, 1 store of
 //   16 B per live lane (line < lines); per tile the same claim, chained prefix
 //   and warp totals as jacobson, and 1 broadcast shared load per warp.
-//   I/O ~ (n/8 + (8/7) n/8) / 4b blocks.
+//   I/O ~ (n/8 + (8/7) n/8) / 4b blocks (the loads' sectors counted twice:
+//   both loads of a warp-item span the same 14b bytes); time W(I(log2 b + 6)
+//   + 6) + 2 log2 b + 10 steps per tile.
 // Queries (Q of them, one per thread, blocks of 256; 1 launch), per warp of
 // Lw live lanes: 1 coalesced 8-byte load of the arguments and 1 coalesced
 // 8-byte store of the answers (exact), plus random loads:

@@ -81,7 +81,9 @@ TEST(RankReference, CpuRankAgainstCounting) {
         EXPECT_EQ(ref.select1(0), n);
         EXPECT_EQ(ref.select1(ones + 1), n);
         // The padding past n (to a whole 128-bit chunk) is all ones, and ignored.
-        if (n % 128 != 0) EXPECT_EQ(w.back() >> 63, 1u) << "n=" << n;
+        if (n % 128 != 0) {
+            EXPECT_EQ(w.back() >> 63, 1u) << "n=" << n;
+        }
     }
 }
 
