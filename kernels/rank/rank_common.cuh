@@ -107,9 +107,10 @@ AGPU_DEVICE unsigned select_in_word(std::uint64_t w, unsigned r) {
 // Publishes tile `tile`'s count `aggregate` and returns the count of all tiles
 // before it. Called by every lane of one warp per block, tiles claimed in
 // order (tile_claim). The warp reads b predecessors' status words at once
-// (atomics read at L2, where every block's exchanges land), stops at the
-// nearest that holds a prefix and sums the aggregates after it; a window with
-// none adds its b aggregates and moves back. On the GPU a poll may find words
+// (atomics read at L2, where every block's exchanges land), waits until those
+// up to the nearest prefix are published (tiles beyond it are not waited
+// for), and sums the aggregates after it; a window with no prefix adds its b
+// aggregates and moves back. On the GPU a poll may find words
 // not yet published and repeats after a pause; in the simulator blocks run in
 // order, every predecessor is finished, and the first window ends the walk
 // (were one unpublished, spin_wait would stop the run rather than hang).
@@ -129,13 +130,17 @@ AGPU_DEVICE unsigned long long chained_prefix(kl::gspan<unsigned long long> stat
         const long long pred = window - 1 - static_cast<long long>(lane);
         unsigned long long s = status_prefix;  // before tile 0: a prefix of 0
         if (pred >= 0) s = status.atomic_add(std::size_t(pred), 0ull);
-        while (kl::any((s & ~status_value) == status_none)) {
-            if (pred >= 0 && (s & ~status_value) == status_none) {
+        kl::lane_mask prefixes;
+        while (true) {  // until every lane up to the nearest prefix (all, if none) is published
+            prefixes = kl::ballot((s & ~status_value) == status_prefix);
+            const kl::lane_mask needed = prefixes != 0 ? (prefixes & (~prefixes + 1)) * 2 - 1 : ~kl::lane_mask(0);
+            const kl::lane_mask waiting = kl::ballot((s & ~status_value) == status_none) & needed;
+            if (waiting == 0) break;
+            if (waiting >> lane & 1) {
                 kl::spin_wait(rank_policy::poll_ns);
                 s = status.atomic_add(std::size_t(pred), 0ull);
             }
         }
-        const kl::lane_mask prefixes = kl::ballot((s & ~status_value) == status_prefix);
         if (prefixes != 0) {
             const unsigned nearest = lowest_lane(prefixes);
             exclusive += warp_sum(lane <= nearest ? (s & status_value) : 0ull);

@@ -179,3 +179,77 @@ TEST(RankClosedForm, MatchesTheSimulator) {
 TEST(RankClosedForm, EveryAlgorithmHasOne) {
     for (const char* algo : algos) EXPECT_NE(model::find_closed_form(algo), nullptr) << algo;
 }
+
+namespace {
+
+// Warp 0 of one block runs the chained prefix of `tile` (own count `aggregate`)
+// over a status the host wrote; out = what it returns and what it publishes.
+AGPU_KERNEL void chained_prefix_probe(agpu::kl::gspan<unsigned long long> status, agpu::kl::gspan<unsigned long long> out,
+                                      unsigned long long tile, unsigned long long aggregate) {
+    if (agpu::kl::warp_id() != 0) return;
+    const unsigned long long before = rank::chained_prefix(status, tile, aggregate);
+    if (agpu::kl::lane_id() == 0) {
+        out.store(0, before);
+        out.store(1, status.load(tile));
+    }
+}
+
+// Flags per tile before `tile`: 'P' inclusive prefix, 'A' aggregate, 'X' unpublished.
+std::vector<unsigned long long> chained_prefix_on(const std::string& dev, const std::string& flags,
+                                                  const std::vector<unsigned long long>& value, unsigned long long aggregate) {
+    sim::executor ex(model::resolve_device(dev));
+    const std::size_t tile = flags.size();
+    std::vector<unsigned long long> words(tile + 1, 0);
+    for (std::size_t t = 0; t < tile; ++t)
+        words[t] = (flags[t] == 'P' ? rank::status_prefix : flags[t] == 'A' ? rank::status_aggregate : rank::status_none) |
+                   (flags[t] == 'X' ? 0 : value[t]);
+    auto status = ex.alloc<unsigned long long>(tile + 1);
+    ex.upload(status, std::span<const unsigned long long>(words));
+    auto out = ex.alloc<unsigned long long>(2);
+    ex.launch("chained_prefix_probe", chained_prefix_probe, {1}, {64}, 0, status, out, tile, aggregate);
+    std::vector<unsigned long long> got(2);
+    ex.download(std::span<unsigned long long>(got), out);
+    return got;
+}
+
+}  // namespace
+
+// The look-back's paths the simulated builds never take (blocks run in order
+// there, so tile t-1 always holds its prefix): aggregates summed over several
+// windows down to the nearest prefix, unpublished tiles beyond it ignored; the
+// tile then publishes its own prefix.
+TEST(RankChainedPrefix, SumsAggregatesDownToTheNearestPrefix) {
+    std::mt19937_64 rng(5);
+    for (const char* dev : devices)
+        for (std::uint64_t tile : {0, 1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, 130, 1000}) {
+            for (int pattern = 0; pattern < 4; ++pattern) {
+                std::string flags(tile, 'A');
+                std::vector<unsigned long long> value(tile);
+                for (auto& v : value) v = rng() % (1ull << 35);
+                // 0: only tile 0 has its prefix; 1: every tile; 2: random; 3: one prefix, unpublished before it.
+                if (tile > 0) flags[0] = 'P';
+                if (pattern == 1) flags.assign(tile, 'P');
+                for (std::uint64_t t = 1; t < tile; ++t)
+                    if (pattern == 2 && rng() % 7 == 0) flags[t] = 'P';
+                if (pattern == 3 && tile > 0) {
+                    for (std::uint64_t t = 0; t < tile / 2; ++t) flags[t] = rng() % 2 ? 'X' : 'A';
+                    flags[tile / 2] = 'P';
+                }
+                unsigned long long want = 0;
+                for (std::uint64_t t = tile; t-- > 0;) {
+                    want += value[t];
+                    if (flags[t] == 'P') break;
+                }
+                const unsigned long long aggregate = rng() % 100000;
+                const auto got = chained_prefix_on(dev, flags, value, aggregate);
+                EXPECT_EQ(got[0], want) << dev << " tile " << tile << " pattern " << pattern;
+                EXPECT_EQ(got[1], rank::status_prefix | (want + aggregate)) << dev << " tile " << tile;
+            }
+        }
+}
+
+// An unpublished tile nearer than the nearest prefix is waited for: in the
+// simulator the wait can never end, so the run stops instead of hanging.
+TEST(RankChainedPrefix, WaitsForAnUnpublishedNearerTile) {
+    EXPECT_ANY_THROW(chained_prefix_on("h100", "PAXA", {1, 1, 1, 1}, 1));
+}
