@@ -44,35 +44,38 @@ __global__ void hand_written(fspan_c in, fspan out) {
 }
 
 // Block 0 publishes a value (word 1), then its flag (word 0); every other
-// block waits for the flag, then reads the value into its own word.
-AGPU_KERNEL void through_layer_flag(kl::gspan<unsigned long long> words) {
+// block waits for the flag, reads the value into its own word and counts
+// itself in word 2 (a 64-bit atomic on std::uint64_t, which is unsigned long).
+AGPU_KERNEL void through_layer_flag(kl::gspan<std::uint64_t> words) {
     if (kl::block_idx().x == 0) {
         if (kl::thread_idx().x == 0) {
-            words.store_volatile(1, 42ull);
+            words.store_volatile(1, 42u);
             kl::thread_fence();
-            words.store_volatile(0, 1ull);
+            words.store_volatile(0, 1u);
         }
         return;
     }
     while (words.load_volatile(0) == 0) kl::spin_wait(100);
     kl::thread_fence();
-    const unsigned long long v = words.load_volatile(1);
-    words.store(1 + kl::block_idx().x, v);
+    const std::uint64_t v = words.load_volatile(1);
+    words.store(2 + kl::block_idx().x, v);
+    if (kl::thread_idx().x == 0) words.atomic_add(2, 1u);
 }
 
-struct ullspan { unsigned long long* p; std::size_t n; };
+struct u64span { std::uint64_t* p; std::size_t n; };
 
-__global__ void hand_written_flag(ullspan words) {
+__global__ void hand_written_flag(u64span words) {
     if (blockIdx.x == 0) {
         if (threadIdx.x == 0) {
-            static_cast<volatile unsigned long long*>(words.p)[1] = 42ull;
+            static_cast<volatile std::uint64_t*>(words.p)[1] = 42u;
             __threadfence();
-            static_cast<volatile unsigned long long*>(words.p)[0] = 1ull;
+            static_cast<volatile std::uint64_t*>(words.p)[0] = 1u;
         }
         return;
     }
-    while (static_cast<volatile unsigned long long*>(words.p)[0] == 0) __nanosleep(100);
+    while (static_cast<volatile std::uint64_t*>(words.p)[0] == 0) __nanosleep(100);
     __threadfence();
-    const unsigned long long v = static_cast<volatile unsigned long long*>(words.p)[1];
-    words.p[1 + blockIdx.x] = v;
+    const std::uint64_t v = static_cast<volatile std::uint64_t*>(words.p)[1];
+    words.p[2 + blockIdx.x] = v;
+    if (threadIdx.x == 0) atomicAdd(reinterpret_cast<unsigned long long*>(words.p + 2), 1ull);
 }

@@ -13,7 +13,8 @@
 //                warp_size() lane_id() warp_id()
 //   memory       gspan<T> (global), sspan<T> (shared): load(i), store(i, v),
 //                load_volatile(i), store_volatile(i, v) (flags other blocks poll),
-//                atomic_add/min/max/exch/cas(i, ...); AGPU_SHARED(T, name, n);
+//                atomic_add/min/max/exch/cas(i, ...) (32- and 64-bit integers, float);
+//                AGPU_SHARED(T, name, n);
 //                dynamic_shared<T>()
 //   sync         sync_threads(), sync_warp(mask), thread_fence() (__threadfence),
 //                spin_wait(ns) (one pause of a spin loop; the simulator, which runs

@@ -29,6 +29,16 @@ AGPU_DEVICE lane_mask full_mask() { return 0xffffffffu; }
 
 namespace detail {
 
+// The operand type of CUDA's atomics for T: (unsigned) long long where T is a
+// 64-bit integer, which std::(u)int64_t on Linux is not (it is (unsigned)
+// long). Bitwise operations (add, exch, cas) go through the unsigned type,
+// ordered ones (min, max) through the type of T's signedness.
+template <class T>
+using atomic_bits = std::conditional_t<std::is_integral_v<T> && sizeof(T) == 8, unsigned long long, T>;
+template <class T>
+using atomic_ordered = std::conditional_t<std::is_integral_v<T> && sizeof(T) == 8,
+                                          std::conditional_t<std::is_signed_v<T>, long long, unsigned long long>, T>;
+
 // What gspan and sspan share: a pointer and a size, and plain accesses.
 template <class T>
 class span_base {
@@ -43,15 +53,17 @@ public:
     AGPU_DEVICE void store(std::size_t i, const value_type& v) const { m_data[i] = v; }
     AGPU_DEVICE value_type load_volatile(std::size_t i) const { return static_cast<const volatile T*>(m_data)[i]; }
     AGPU_DEVICE void store_volatile(std::size_t i, const value_type& v) const { static_cast<volatile T*>(m_data)[i] = v; }
-    AGPU_DEVICE value_type atomic_add(std::size_t i, value_type v) const { return atomicAdd(m_data + i, v); }
-    AGPU_DEVICE value_type atomic_min(std::size_t i, value_type v) const { return atomicMin(m_data + i, v); }
-    AGPU_DEVICE value_type atomic_max(std::size_t i, value_type v) const { return atomicMax(m_data + i, v); }
-    AGPU_DEVICE value_type atomic_exch(std::size_t i, value_type v) const { return atomicExch(m_data + i, v); }
+    AGPU_DEVICE value_type atomic_add(std::size_t i, value_type v) const { return value_type(atomicAdd(bits(i), atomic_bits<T>(v))); }
+    AGPU_DEVICE value_type atomic_min(std::size_t i, value_type v) const { return value_type(atomicMin(ordered(i), atomic_ordered<T>(v))); }
+    AGPU_DEVICE value_type atomic_max(std::size_t i, value_type v) const { return value_type(atomicMax(ordered(i), atomic_ordered<T>(v))); }
+    AGPU_DEVICE value_type atomic_exch(std::size_t i, value_type v) const { return value_type(atomicExch(bits(i), atomic_bits<T>(v))); }
     AGPU_DEVICE value_type atomic_cas(std::size_t i, value_type expected, value_type v) const {
-        return atomicCAS(m_data + i, expected, v);
+        return value_type(atomicCAS(bits(i), atomic_bits<T>(expected), atomic_bits<T>(v)));
     }
 
 protected:
+    AGPU_DEVICE atomic_bits<T>* bits(std::size_t i) const { return reinterpret_cast<atomic_bits<T>*>(m_data + i); }
+    AGPU_DEVICE atomic_ordered<T>* ordered(std::size_t i) const { return reinterpret_cast<atomic_ordered<T>*>(m_data + i); }
     T* m_data = nullptr;
     std::size_t m_size = 0;
 };
