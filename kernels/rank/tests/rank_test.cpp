@@ -5,7 +5,9 @@
 // stated bounds for random query loads); and the broadword helpers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "agpu/model/catalog.hpp"
 #include "agpu/model/closed_form.hpp"
 #include "agpu/sim/algorithms.hpp"
+#include "agpu/validate/suite.hpp"
 #include "rank/rank_bounds.hpp"
 #include "rank/rank_runs.hpp"
 
@@ -252,4 +255,30 @@ TEST(RankChainedPrefix, SumsAggregatesDownToTheNearestPrefix) {
 // simulator the wait can never end, so the run stops instead of hanging.
 TEST(RankChainedPrefix, WaitsForAnUnpublishedNearerTile) {
     EXPECT_ANY_THROW(chained_prefix_on("h100", "PAXA", {1, 1, 1, 1}, 1));
+}
+
+TEST(RankSuites, EntriesParseAndGoalsNameEntries) {
+    for (const char* name : {"rank", "rank-goals"}) {
+        const auto& suite = agpu::validate::find_suite(name);
+        std::vector<std::string> labels;
+        for (const auto& e : suite.entries) {
+            std::string label = e.algo;
+            for (std::size_t i = 0; i < e.sets.size(); ++i) label += (i ? ";" : " ") + e.sets[i];
+            labels.push_back(label);
+            ASSERT_TRUE(e.bytes && e.items) << label;
+            if (e.algo.starts_with("baseline/")) continue;  // GPU-only
+            EXPECT_NO_THROW(model::parse_params(sim::find_algorithm(e.algo).spec, e.sets)) << name << ": " << label;
+        }
+        for (const auto& t : suite.targets) {
+            EXPECT_NE(std::find(labels.begin(), labels.end(), t.subject), labels.end()) << t.subject;
+            if (!t.baseline.empty()) {
+                EXPECT_NE(std::find(labels.begin(), labels.end(), t.baseline), labels.end()) << t.baseline;
+            }
+        }
+    }
+    // A build's bytes: the bit vector read and the tables written, at 2^32 bits.
+    const auto& goals = agpu::validate::find_suite("rank-goals");
+    const double n = double(std::uint64_t(1) << 32);
+    EXPECT_DOUBLE_EQ(goals.entries[1].bytes(std::uint64_t(1) << 32), n / 8 + n / 8 + 8 * (n / 1024 + 1) + 2 * 1024 / 16);
+    EXPECT_DOUBLE_EQ(goals.entries[2].bytes(std::uint64_t(1) << 32), n / 8 + 64 * (std::floor(n / 448) + 1));
 }
