@@ -1,6 +1,8 @@
 // The scan family on the simulator: both algorithms against the CPU reference
 // on awkward sizes (1, b-ish, tile-1, tile, tile+1, primes) for every type and
-// kind on b = 32, 64 and 16; their closed forms against the simulator's counts.
+// kind on b = 32, 64 and 16, and with sums that wrap; their closed forms
+// against the simulator's counts; the look-back's paths that a simulated scan
+// never takes; the kernel layer's additions for it; the suites.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -47,6 +49,37 @@ TEST(ScanReference, InclusiveAndExclusiveWrap) {
     const std::vector<std::uint32_t> in{1, 2, 0xffffffffu, 4};
     EXPECT_EQ(scan::cpu_scan(in, false), (std::vector<std::uint32_t>{1, 3, 2, 6}));
     EXPECT_EQ(scan::cpu_scan(in, true), (std::vector<std::uint32_t>{0, 1, 3, 2}));
+}
+
+namespace {
+
+// The drivers on values of the whole range, so that the sums wrap.
+template <class T>
+void expect_wrapping_scans(const std::string& dev, std::uint64_t n) {
+    const auto h = agpu::kernels::random_values<T>(n, 3, T(0), ~T(0));
+    for (bool exclusive : {false, true})
+        for (bool chained : {false, true}) {
+            sim::executor ex(model::resolve_device(dev));
+            auto in = ex.alloc<T>(n);
+            auto out = ex.alloc<T>(n);
+            ex.upload(in, std::span<const T>(h));
+            if (chained) scan::chained_scan(ex, kl::gspan<const T>(in), out, n, exclusive);
+            else scan::multi_level_scan(ex, kl::gspan<const T>(in), out, n, exclusive);
+            std::vector<T> got(n);
+            ex.download(std::span<T>(got), out);
+            EXPECT_EQ(got, scan::cpu_scan(h, exclusive)) << dev << " " << sizeof(T) * 8 << "-bit "
+                                                         << (chained ? "chained" : "multi-level")
+                                                         << (exclusive ? " exclusive" : " inclusive");
+        }
+}
+
+}  // namespace
+
+TEST(ScanCorrect, SumsWrapLikeTheGpu) {
+    for (const char* dev : devices) {
+        expect_wrapping_scans<std::uint32_t>(dev, 70001);
+        expect_wrapping_scans<std::uint64_t>(dev, 70001);
+    }
 }
 
 TEST(ScanCorrect, EveryAlgorithmTypeKindAndSize) {
