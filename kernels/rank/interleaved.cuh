@@ -41,7 +41,8 @@ namespace agpu::kernels::rank {
 
 inline constexpr unsigned line_bits = 448;
 inline constexpr std::uint64_t header_count_mask = (std::uint64_t(1) << 40) - 1;
-inline constexpr std::uint64_t interleaved_tile_lines = std::uint64_t(rank_policy::block_threads) * rank_policy::items / 4;
+inline constexpr std::uint64_t interleaved_tile_lines =
+    std::uint64_t(rank_policy::block_threads) * rank_policy::items / 4;
 
 struct interleaved_layout {
     std::uint64_t n = 0;
@@ -130,7 +131,8 @@ AGPU_DEVICE std::uint64_t line_rank(u64x2 head, u64x2 piece, unsigned w, unsigne
     const bool second = (slot & 1) != 0;
     const std::uint64_t target = second ? piece.hi : piece.lo;
     const std::uint64_t before = second && p > 0 ? std::uint64_t(kl::popc(piece.lo)) : 0;
-    return (head.lo & header_count_mask) + piece_base(head.lo, p) + before + std::uint64_t(kl::popc(low_bits(target, bit)));
+    return (head.lo & header_count_mask) + piece_base(head.lo, p) + before +
+           std::uint64_t(kl::popc(low_bits(target, bit)));
 }
 
 // out[q] = rank1(pos[q]) (or rank0), 0 <= pos[q] <= n <= 2^34.

@@ -55,15 +55,12 @@ suite_entry queries(const char* algo, const char* op, std::uint64_t count = 0) {
     return {algo, sets, [items](std::uint64_t n) { return 16.0 * items(n); }, items, 0};
 }
 
-AGPU_REGISTER_SUITE({"rank",
-                     "rank directories: the one-pass builds and bulk rank1/select1 queries, counters against the simulator",
-                     {std::uint64_t(1) << 26, 10000003},
-                     {build("rank/jacobson"),
-                      queries("rank/jacobson", "rank1"),
-                      queries("rank/jacobson", "select1"),
-                      build("rank/interleaved"),
-                      queries("rank/interleaved", "rank1"),
-                      queries("rank/interleaved", "select1")}});
+AGPU_REGISTER_SUITE(
+    {"rank",
+     "rank directories: the one-pass builds and bulk rank1/select1 queries, counters against the simulator",
+     {std::uint64_t(1) << 26, 10000003},
+     {build("rank/jacobson"), queries("rank/jacobson", "rank1"), queries("rank/jacobson", "select1"),
+      build("rank/interleaved"), queries("rank/interleaved", "rank1"), queries("rank/interleaved", "select1")}});
 
 constexpr std::uint64_t goal_bits = std::uint64_t(1) << 32;
 constexpr std::uint64_t goal_queries = std::uint64_t(1) << 26;

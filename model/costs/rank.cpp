@@ -73,7 +73,8 @@ constexpr std::uint64_t block_threads = 256, items = 8, query_threads = 256;
 constexpr std::uint64_t sector_bytes = 32;
 constexpr std::uint64_t tile_chunks = block_threads * items;    // jacobson
 constexpr std::uint64_t tile_lines = block_threads * items / 4; // interleaved
-// Static shared arrays in declaration order: slot (8 B), [sb_local (2048 x 4 B)], warp_total (16 x 4 B), warp_base (16 x 8 B).
+// Static shared arrays in declaration order: slot (8 B), [jacobson: sb_local
+// (2048 x 4 B)], warp_total (16 x 4 B), warp_base (16 x 8 B).
 constexpr std::uint64_t max_warps = block_threads / 16;
 
 unsigned log2_exact(std::uint64_t x) { return unsigned(std::bit_width(x) - 1); }
@@ -387,7 +388,8 @@ void launch(partial_counts& c, std::uint64_t blocks, std::uint64_t threads) {
 partial_counts jacobson_build_counts(const machine& m, std::uint64_t n) {
     const jacobson_shape s = jacobson_of(n);
     std::uint64_t time = 0;
-    const tally t = build_costs(m, s.tiles, jacobson_shared, [&](std::uint64_t tile) { return jacobson_tile(m, s, tile); }, time);
+    const tally t = build_costs(
+        m, s.tiles, jacobson_shared, [&](std::uint64_t tile) { return jacobson_tile(m, s, tile); }, time);
     partial_counts c = to_partial(t);
     c[counter::time_steps] = time;
     c[counter::shared_words_max] = jacobson_shared.words;
@@ -398,8 +400,8 @@ partial_counts jacobson_build_counts(const machine& m, std::uint64_t n) {
 partial_counts interleaved_build_counts(const machine& m, std::uint64_t n) {
     const interleaved_shape s = interleaved_of(n);
     std::uint64_t time = 0;
-    const tally t =
-        build_costs(m, s.tiles, interleaved_shared, [&](std::uint64_t tile) { return interleaved_tile(m, s, tile); }, time);
+    const tally t = build_costs(
+        m, s.tiles, interleaved_shared, [&](std::uint64_t tile) { return interleaved_tile(m, s, tile); }, time);
     partial_counts c = to_partial(t);
     c[counter::time_steps] = time;
     c[counter::shared_words_max] = interleaved_shared.words;
@@ -501,7 +503,8 @@ partial_counts rank_costs(const machine& m, const std::string& key, std::uint64_
     c[counter::time_steps] += time;
     launch(c, (queries + query_threads - 1) / query_threads, query_threads);
     // The random loads' sectors and blocks depend on the data: in the bounds only.
-    for (counter k : {counter::global_load_sectors, counter::global_load_blocks, counter::global_sectors, counter::io_blocks})
+    for (counter k :
+         {counter::global_load_sectors, counter::global_load_blocks, counter::global_sectors, counter::io_blocks})
         c.erase(k);
     return c;
 }

@@ -31,8 +31,8 @@ const char* algos[] = {"rank/jacobson", "rank/interleaved"};
 const char* ops[] = {"build", "rank1", "rank0", "select1"};
 const std::uint64_t sizes[] = {1, 2, 63, 64, 65, 511, 512, 513, 4095, 4096, 100003};
 
-sim::simulation run(const std::string& dev, const std::string& algo, std::uint64_t n, const std::vector<std::string>& sets,
-                    std::uint64_t seed = 7) {
+sim::simulation run(const std::string& dev, const std::string& algo, std::uint64_t n,
+                    const std::vector<std::string>& sets, std::uint64_t seed = 7) {
     const auto& a = sim::find_algorithm(algo);
     return sim::simulate(a, model::resolve_device(dev), n, model::parse_params(a.spec, sets), seed);
 }
@@ -143,8 +143,8 @@ TEST(RankCorrect, AllZerosAndAllOnes) {
         for (const char* algo : algos)
             for (const char* density : {"density=0", "density=100"})
                 for (const char* op : ops)
-                    for (std::uint64_t n : {std::uint64_t(1), std::uint64_t(64), std::uint64_t(513), std::uint64_t(4096),
-                                            std::uint64_t(20011)}) {
+                    for (std::uint64_t n : {std::uint64_t(1), std::uint64_t(64), std::uint64_t(513),
+                                            std::uint64_t(4096), std::uint64_t(20011)}) {
                         const auto s = run(dev, algo, n, {std::string("op=") + op, density});
                         EXPECT_TRUE(s.check.passed) << algo << " " << op << " " << density << " on " << dev
                                                     << " n=" << n << ": " << s.check.detail;
@@ -187,8 +187,9 @@ namespace {
 
 // Warp 0 of one block runs the chained prefix of `tile` (own count `aggregate`)
 // over a status the host wrote; out = what it returns and what it publishes.
-AGPU_KERNEL void chained_prefix_probe(agpu::kl::gspan<unsigned long long> status, agpu::kl::gspan<unsigned long long> out,
-                                      unsigned long long tile, unsigned long long aggregate) {
+AGPU_KERNEL void chained_prefix_probe(agpu::kl::gspan<unsigned long long> status,
+                                      agpu::kl::gspan<unsigned long long> out, unsigned long long tile,
+                                      unsigned long long aggregate) {
     if (agpu::kl::warp_id() != 0) return;
     const unsigned long long before = rank::chained_prefix(status, tile, aggregate);
     if (agpu::kl::lane_id() == 0) {
@@ -199,12 +200,15 @@ AGPU_KERNEL void chained_prefix_probe(agpu::kl::gspan<unsigned long long> status
 
 // Flags per tile before `tile`: 'P' inclusive prefix, 'A' aggregate, 'X' unpublished.
 std::vector<unsigned long long> chained_prefix_on(const std::string& dev, const std::string& flags,
-                                                  const std::vector<unsigned long long>& value, unsigned long long aggregate) {
+                                                  const std::vector<unsigned long long>& value,
+                                                  unsigned long long aggregate) {
     sim::executor ex(model::resolve_device(dev));
     const std::size_t tile = flags.size();
     std::vector<unsigned long long> words(tile + 1, 0);
     for (std::size_t t = 0; t < tile; ++t)
-        words[t] = (flags[t] == 'P' ? rank::status_prefix : flags[t] == 'A' ? rank::status_aggregate : rank::status_none) |
+        words[t] = (flags[t] == 'P'   ? rank::status_prefix
+                    : flags[t] == 'A' ? rank::status_aggregate
+                                      : rank::status_none) |
                    (flags[t] == 'X' ? 0 : value[t]);
     auto status = ex.alloc<unsigned long long>(tile + 1);
     ex.upload(status, std::span<const unsigned long long>(words));
@@ -279,6 +283,7 @@ TEST(RankSuites, EntriesParseAndGoalsNameEntries) {
     // A build's bytes: the bit vector read and the tables written, at 2^32 bits.
     const auto& goals = agpu::validate::find_suite("rank-goals");
     const double n = double(std::uint64_t(1) << 32);
-    EXPECT_DOUBLE_EQ(goals.entries[1].bytes(std::uint64_t(1) << 32), n / 8 + n / 8 + 8 * (n / 1024 + 1) + 2 * 1024 / 16);
+    EXPECT_DOUBLE_EQ(goals.entries[1].bytes(std::uint64_t(1) << 32),
+                     n / 8 + n / 8 + 8 * (n / 1024 + 1) + 2 * 1024 / 16);
     EXPECT_DOUBLE_EQ(goals.entries[2].bytes(std::uint64_t(1) << 32), n / 8 + 64 * (std::floor(n / 448) + 1));
 }
