@@ -1,4 +1,4 @@
-# apsp/: its files (see kernels/CMakeLists.txt).
-list(APPEND AGPU_KERNELS_SIM_SOURCES)
-list(APPEND AGPU_KERNELS_CUDA_SOURCES)
-list(APPEND AGPU_KERNELS_TEST_SOURCES)
+# apsp/: all-pairs shortest paths (see kernels/CMakeLists.txt).
+list(APPEND AGPU_KERNELS_SIM_SOURCES apsp/apsp.sim.cpp apsp/apsp.suite.cpp)
+list(APPEND AGPU_KERNELS_CUDA_SOURCES apsp/apsp.gpu.cu)
+list(APPEND AGPU_KERNELS_TEST_SOURCES apsp/tests/apsp_test.cpp)

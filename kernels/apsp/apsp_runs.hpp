@@ -1,0 +1,419 @@
+// The apsp family's specs and runs: inputs from a seed, the launches, and the
+// CPU reference check. Templates on the executor, so the simulator
+// (apsp.sim.cpp) and the GPU (apsp.gpu.cu) run exactly the same thing.
+//
+// Every run builds the padded distance matrix on the host (apsp_graph.hpp),
+// uploads it, runs the variant's launches in place, downloads it and compares
+// the n x n part with the reference: the CPU Floyd-Warshall with the kernels'
+// rule, bit for bit, up to n = full_check_max_n; beyond (an n³ CPU run would
+// take minutes), the true distances of check_rows rows by Dijkstra, a value
+// above inf / 2 standing for "no path".
+#pragma once
+
+#include <algorithm>
+#include <span>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "agpu/errors.hpp"
+#include "agpu/model/algorithm.hpp"
+#include "apsp/apsp_graph.hpp"
+#include "apsp/minplus_regions.cuh"
+#include "apsp/minplus_strips.cuh"
+#include "apsp/naive.cuh"
+#include "apsp/tile_fw.cuh"
+
+namespace agpu::kernels::apsp {
+
+using model::algo_spec;
+using model::check_result;
+using model::param_values;
+
+inline constexpr std::uint64_t max_vertices = 32768;
+inline constexpr std::uint32_t full_check_max_n = 2048;
+inline constexpr std::uint32_t check_rows = 16;
+
+inline std::uint32_t round_up(std::uint64_t n, std::uint32_t unit) {
+    return static_cast<std::uint32_t>((n + unit - 1) / unit * unit);
+}
+
+// ---------------------------------------------------------------- specs
+
+inline model::param_spec graph_param() {
+    return {"graph",
+            "input: sparse (4n random edges, weights 1..100), dense (every pair, 1..100), negative (sparse reweighted "
+            "by random potentials: negative edges, no negative cycle)",
+            "sparse",
+            {"sparse", "dense", "negative"},
+            0,
+            0};
+}
+
+inline model::param_spec tile_param(const char* dflt) {
+    return {"t", "tile side t: the matrix is padded with inf to a multiple of t", dflt, {"16", "32", "64"}, 0, 0};
+}
+
+inline algo_spec naive_spec() {
+    return {"apsp/naive", "Floyd-Warshall with one kernel per k (n launches), a thread per matrix element",
+            "vertices", 256, 1, max_vertices, {graph_param()}};
+}
+
+inline algo_spec blocked_spec() {
+    return {"apsp/blocked",
+            "blocked Floyd-Warshall: per pivot the pivot tile, its row and column, every other tile (3n/t launches)",
+            "vertices",
+            512,
+            1,
+            max_vertices,
+            {tile_param("32"),
+             {"method",
+              "A: register-blocked min-plus product (64 x 64 outputs per 256-thread block, 4 x 4 per thread); "
+              "B: two-level blocking (one t x t tile per block of t*t2 threads, strips of t2)",
+              "A",
+              {"A", "B"},
+              0,
+              0},
+             {"t2", "method B: strip depth t2 (t*t2 threads per block)", "8", {"2", "4", "8", "16"}, 0, 0},
+             graph_param()}};
+}
+
+inline algo_spec recursive_spec() {
+    return {"apsp/recursive",
+            "recursive blocked Floyd-Warshall (Kleene): recursion on the diagonal quadrants, min-plus products "
+            "between them, plain Floyd-Warshall below tr (5n/tr - 4 launches)",
+            "vertices",
+            512,
+            1,
+            max_vertices,
+            {{"tr", "base-case side tr: the matrix is padded with inf to a multiple of tr", "32", {"16", "32", "64"}, 0,
+              0},
+             graph_param()}};
+}
+
+inline algo_spec dpx_spec() {
+    return {"apsp/dpx",
+            "blocked Floyd-Warshall, method A written with sm_90 DPX add-min; width=16 packs two 16-bit distances "
+            "per register (two updates per instruction)",
+            "vertices",
+            512,
+            1,
+            max_vertices,
+            {tile_param("64"),
+             {"width", "distance bits: 32, or 16 (inf = 2^14 - 1; finite distances must stay below 2^13)", "32",
+              {"32", "16"}, 0, 0},
+             graph_param()}};
+}
+
+// ---------------------------------------------------------------- checks
+
+struct reference {
+    graph_kind kind{};
+    std::uint32_t n = 0;
+    std::uint64_t seed = 0;
+    std::int32_t inf = 0;
+    bool full = false;
+    std::vector<std::int32_t> d;               // full: the n x n matrix by the kernels' rule
+    std::vector<std::uint32_t> rows;           // otherwise: the rows checked
+    std::vector<std::vector<std::int64_t>> dist;  // and their true distances
+};
+
+// Rows checked beyond full_check_max_n: spread over the matrix, first and last included.
+inline std::vector<std::uint32_t> sample_rows(std::uint32_t n) {
+    std::vector<std::uint32_t> rows;
+    for (std::uint32_t r = 0; r < check_rows; ++r) rows.push_back(std::uint32_t(std::uint64_t(n - 1) * r / (check_rows - 1)));
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    return rows;
+}
+
+// The last reference, kept (the repetitions of a timed GPU run ask again).
+inline const reference& cached_reference(const graph& g, std::int32_t inf) {
+    static thread_local reference last;
+    if (last.n == g.n && last.kind == g.kind && last.seed == g.seed && last.inf == inf && (last.full || !last.rows.empty()))
+        return last;
+    reference r;
+    r.kind = g.kind;
+    r.n = g.n;
+    r.seed = g.seed;
+    r.inf = inf;
+    r.full = g.n <= full_check_max_n;
+    if (r.full) {
+        r.d = fw_reference(g, inf);
+    } else {
+        r.rows = sample_rows(g.n);
+        for (auto s : r.rows) r.dist.push_back(true_row(g, s));
+    }
+    last = std::move(r);
+    return last;
+}
+
+// Compares the n x n part of the np x np result with the reference.
+inline check_result check_distances(const graph& g, const std::vector<std::int32_t>& got, std::uint32_t np,
+                                    std::int32_t inf) {
+    const reference& ref = cached_reference(g, inf);
+    const std::uint32_t n = g.n;
+    const auto at = [&](std::uint32_t i, std::uint32_t j) { return got[std::size_t(i) * np + j]; };
+    const auto mismatch = [](std::uint32_t i, std::uint32_t j, std::int64_t v, const std::string& want) {
+        std::ostringstream os;
+        os << "d[" << i << "][" << j << "] = " << v << ", expected " << want;
+        return check_result{false, os.str()};
+    };
+    if (ref.full) {
+        for (std::uint32_t i = 0; i < n; ++i)
+            for (std::uint32_t j = 0; j < n; ++j)
+                if (at(i, j) != ref.d[std::size_t(i) * n + j])
+                    return mismatch(i, j, at(i, j), std::to_string(ref.d[std::size_t(i) * n + j]) +
+                                                        " (CPU Floyd-Warshall, same inf rule)");
+        return {true, std::to_string(std::uint64_t(n) * n) +
+                          " distances equal the CPU Floyd-Warshall's (int32, missing edges weigh inf)"};
+    }
+    for (std::size_t r = 0; r < ref.rows.size(); ++r) {
+        const std::uint32_t i = ref.rows[r];
+        for (std::uint32_t j = 0; j < n; ++j) {
+            const std::int64_t want = ref.dist[r][j];
+            const std::int64_t v = at(i, j);
+            if (want == no_path ? v <= inf / 2 : v != want)
+                return mismatch(i, j, v, want == no_path ? "no path (a value above inf/2)" : std::to_string(want));
+        }
+    }
+    return {true, std::to_string(ref.rows.size()) + " rows of " + std::to_string(n) +
+                      " distances equal Dijkstra's (n > " + std::to_string(full_check_max_n) +
+                      ": rows sampled; above inf/2 means no path)"};
+}
+
+// ---------------------------------------------------------------- launches
+
+template <class Exec, class T>
+std::vector<std::int32_t> fetch_widened(Exec& ex, kl::gspan<T> d, std::size_t count) {
+    std::vector<T> h(count);
+    ex.download(std::span<T>(h), d);
+    return std::vector<std::int32_t>(h.begin(), h.end());
+}
+
+template <class T, class Exec>
+kl::gspan<T> upload_matrix(Exec& ex, const graph& g, std::uint32_t np, T inf) {
+    const auto h = distance_matrix<T>(g, np, inf);
+    auto d = ex.template alloc<T>(h.size());
+    ex.upload(d, std::span<const T>(h));
+    return d;
+}
+
+// Floyd-Warshall on the t x t diagonal tile at (origin, origin).
+template <class T, class Exec>
+void launch_tile_fw(Exec& ex, const char* name, kl::gspan<T> d, std::uint32_t np, std::uint32_t origin, unsigned t) {
+    const std::size_t smem = std::size_t(t) * t * 4;
+    const unsigned threads = tile_fw_policy::threads;
+    switch (t) {
+        case 16: ex.launch(name, tile_fw<T, 16>, {1}, {threads}, smem, d, std::uint64_t(np), origin); break;
+        case 32: ex.launch(name, tile_fw<T, 32>, {1}, {threads}, smem, d, std::uint64_t(np), origin); break;
+        case 64: ex.launch(name, tile_fw<T, 64>, {1}, {threads}, smem, d, std::uint64_t(np), origin); break;
+        default: throw input_error("option --set t", "must be 16, 32 or 64");
+    }
+}
+
+// The inner chunk of minplus_regions: the largest of 64, 32, 16 that divides
+// `unit` (every inner length is a multiple of it) and whose two staged
+// 64-word-wide parts fit in the machine's M words.
+inline unsigned region_chunk(unsigned unit, std::uint64_t M) {
+    for (unsigned kc = region_policy::max_kc; kc >= 16; kc /= 2)
+        if (unit % kc == 0 && region_policy::shared_bytes(kc) <= M * 4) return kc;
+    throw input_error("device", "M = " + std::to_string(M) +
+                                    " words is below the 2048 that the min-plus product's smallest chunk stages");
+}
+
+// A job of minplus_regions; `epv` distances per 16-byte vector.
+inline region_job make_job(std::uint32_t row0, std::uint32_t rows, std::uint32_t col0, std::uint32_t cols,
+                           std::uint32_t a_col0, std::uint32_t b_row0, std::uint32_t inner, unsigned epv) {
+    region_job j{};
+    j.row0 = row0;
+    j.rows = rows;
+    j.col0 = col0;
+    j.cols = cols;
+    j.a_col0 = a_col0;
+    j.b_row0 = b_row0;
+    j.inner = inner;
+    const std::uint32_t width = region_policy::vectors * epv;
+    j.regions_x = (cols + width - 1) / width;
+    j.blocks = j.regions_x * ((rows + region_policy::rows - 1) / region_policy::rows);
+    return j;
+}
+
+template <class Relax, class Exec>
+void launch_regions(Exec& ex, const char* name, kl::gspan<word4<typename Relax::word>> m, std::uint32_t np,
+                    region_launch L) {
+    const std::uint32_t pitch = np / (4 * Relax::per_word);
+    const unsigned blocks = L.job[0].blocks + (L.jobs == 2 ? L.job[1].blocks : 0);
+    ex.launch(name, minplus_regions<Relax>, {blocks}, {region_policy::threads}, region_policy::shared_bytes(L.kc), m,
+              pitch, L);
+}
+
+// Blocked Floyd-Warshall with the register-blocked product (method A, dpx):
+// per pivot K, tile_fw on T(K, K); one launch for the pivot row (a 64-row
+// region job whose only output rows are the band) and column; one for the rest.
+template <class Relax, class T, class Exec>
+void blocked_regions(Exec& ex, kl::gspan<T> d, std::uint32_t np, unsigned t) {
+    using V = word4<typename Relax::word>;
+    constexpr unsigned epv = 4 * Relax::per_word;
+    const kl::gspan<V> m(reinterpret_cast<V*>(d.data()), std::size_t(np) * np / epv);
+    const unsigned kc = region_chunk(t, ex.machine().M), gv = std::min(region_policy::vectors, t / epv);
+    const std::uint32_t tiles = np / t;
+    for (std::uint32_t K = 0; K < tiles; ++K) {
+        const std::uint32_t band = K * t;
+        launch_tile_fw(ex, "pivot_tile", d, np, band, t);
+        if (tiles == 1) break;
+        region_launch rc;
+        rc.jobs = 2;
+        rc.kc = kc;
+        rc.gv = gv;
+        rc.job[0] = make_job(band, t, 0, np, band, band, t, epv);  // pivot row: A is the pivot tile
+        rc.job[0].skip_col0 = band;
+        rc.job[0].skip_cols = t;
+        rc.job[1] = make_job(0, np, band, t, band, band, t, epv);  // pivot column: B is the pivot tile
+        rc.job[1].skip_row0 = band;
+        rc.job[1].skip_rows = t;
+        launch_regions<Relax>(ex, "pivot_row_column", m, np, rc);
+        region_launch rest;
+        rest.kc = kc;
+        rest.gv = gv;
+        rest.job[0] = make_job(0, np, 0, np, band, band, t, epv);
+        rest.job[0].skip_row0 = rest.job[0].skip_col0 = band;
+        rest.job[0].skip_rows = rest.job[0].skip_cols = t;
+        launch_regions<Relax>(ex, "other_tiles", m, np, rest);
+    }
+}
+
+template <unsigned Tile, class Exec, class... A>
+void launch_strips_t(Exec& ex, const char* name, unsigned t2, unsigned blocks, A... args) {
+    const std::size_t smem = std::size_t(2) * Tile * t2 * 4;
+    const unsigned threads = Tile * t2;
+    switch (t2) {
+        case 2: ex.launch(name, minplus_strips<Tile, 2>, {blocks}, {threads}, smem, args...); break;
+        case 4: ex.launch(name, minplus_strips<Tile, 4>, {blocks}, {threads}, smem, args...); break;
+        case 8: ex.launch(name, minplus_strips<Tile, 8>, {blocks}, {threads}, smem, args...); break;
+        case 16: ex.launch(name, minplus_strips<Tile, 16>, {blocks}, {threads}, smem, args...); break;
+        default: throw input_error("option --set t2", "must be 2, 4, 8 or 16");
+    }
+}
+
+template <class Exec>
+void launch_strips(Exec& ex, const char* name, unsigned t, unsigned t2, unsigned blocks, kl::gspan<std::int32_t> d,
+                   std::uint32_t np, std::uint32_t K, std::uint32_t phase) {
+    switch (t) {
+        case 16: launch_strips_t<16>(ex, name, t2, blocks, d, np, K, phase); break;
+        case 32: launch_strips_t<32>(ex, name, t2, blocks, d, np, K, phase); break;
+        case 64: launch_strips_t<64>(ex, name, t2, blocks, d, np, K, phase); break;
+        default: throw input_error("option --set t", "must be 16, 32 or 64");
+    }
+}
+
+// Blocked Floyd-Warshall, method B: per pivot, tile_fw, then minplus_strips
+// on the 2(n/t - 1) pivot row and column tiles, then on the (n/t - 1)² others.
+template <class Exec>
+void blocked_strips(Exec& ex, kl::gspan<std::int32_t> d, std::uint32_t np, unsigned t, unsigned t2) {
+    const std::uint32_t tiles = np / t;
+    for (std::uint32_t K = 0; K < tiles; ++K) {
+        launch_tile_fw(ex, "pivot_tile", d, np, K * t, t);
+        if (tiles == 1) break;
+        launch_strips(ex, "pivot_row_column", t, t2, 2 * (tiles - 1), d, np, K, 2u);
+        launch_strips(ex, "other_tiles", t, t2, (tiles - 1) * (tiles - 1), d, np, K, 3u);
+    }
+}
+
+// Kleene's recursion on the m x m blocks of side tr from (o, o):
+//   FW(A11); A12 = A11 A12 and A21 = A21 A11 (one launch); A22 = min(A22, A21 A12);
+//   FW(A22); A12 = A12 A22 and A21 = A22 A21 (one launch); A11 = min(A11, A12 A21).
+// 5m - 4 launches. A product whose output is also an operand (A12 = A11 A12)
+// runs in place: a block may read words of the operand that another block has
+// already updated, and that changes nothing, because A11 is closed
+// (A11 A11 = A11): every value read lies between the old and the new one,
+// and both give the same product.
+template <class Exec>
+void recursive_fw(Exec& ex, kl::gspan<std::int32_t> d, kl::gspan<word4<std::int32_t>> m, std::uint32_t np,
+                  unsigned tr, unsigned kc, std::uint32_t o, std::uint32_t blocks) {
+    if (blocks == 1) {
+        launch_tile_fw(ex, "base_fw", d, np, o, tr);
+        return;
+    }
+    constexpr unsigned epv = 4;
+    const std::uint32_t b1 = (blocks + 1) / 2, n1 = b1 * tr, n2 = (blocks - b1) * tr;
+    region_launch L;
+    L.kc = kc;
+    L.gv = std::min(region_policy::vectors, tr / epv);
+    recursive_fw(ex, d, m, np, tr, kc, o, b1);
+    L.jobs = 2;
+    L.job[0] = make_job(o, n1, o + n1, n2, o, o, n1, epv);  // A12 = A11 A12
+    L.job[1] = make_job(o + n1, n2, o, n1, o, o, n1, epv);  // A21 = A21 A11
+    launch_regions<relax_plain>(ex, "panels_by_a11", m, np, L);
+    L.jobs = 1;
+    L.job[0] = make_job(o + n1, n2, o + n1, n2, o, o, n1, epv);  // A22 = min(A22, A21 A12)
+    launch_regions<relax_plain>(ex, "a22_update", m, np, L);
+    recursive_fw(ex, d, m, np, tr, kc, o + n1, blocks - b1);
+    L.jobs = 2;
+    L.job[0] = make_job(o, n1, o + n1, n2, o + n1, o + n1, n2, epv);  // A12 = A12 A22
+    L.job[1] = make_job(o + n1, n2, o, n1, o + n1, o + n1, n2, epv);  // A21 = A22 A21
+    launch_regions<relax_plain>(ex, "panels_by_a22", m, np, L);
+    L.jobs = 1;
+    L.job[0] = make_job(o, n1, o, n1, o + n1, o + n1, n2, epv);  // A11 = min(A11, A12 A21)
+    launch_regions<relax_plain>(ex, "a11_update", m, np, L);
+}
+
+// ---------------------------------------------------------------- runs
+
+template <class Exec>
+check_result run_naive(Exec& ex, std::uint64_t n, const param_values& p, std::uint64_t seed) {
+    const graph& g = cached_graph(parse_graph_kind(p.text("graph")), std::uint32_t(n), seed);
+    const std::uint32_t nn = g.n;
+    auto d = upload_matrix<std::int32_t>(ex, g, nn, inf32);
+    const unsigned bx = naive_policy::bx, by = naive_policy::by;
+    for (std::uint32_t k = 0; k < nn; ++k)
+        ex.launch("naive_step", naive_step, {(nn + bx - 1) / bx, (nn + by - 1) / by}, {bx, by}, 0, d, nn, k);
+    return check_distances(g, fetch_widened(ex, d, std::size_t(nn) * nn), nn, inf32);
+}
+
+template <class Exec>
+check_result run_blocked(Exec& ex, std::uint64_t n, const param_values& p, std::uint64_t seed) {
+    const unsigned t = unsigned(p.integer("t")), t2 = unsigned(p.integer("t2"));
+    const bool method_a = p.text("method") == "A";
+    if (!method_a && std::uint64_t(t) * t2 > ex.device().hw.max_threads_per_block)
+        throw input_error("option --set t2", "method B runs t*t2 = " + std::to_string(t * t2) +
+                                                 " threads per block, more than the " +
+                                                 std::to_string(ex.device().hw.max_threads_per_block) + " of device " +
+                                                 ex.device().id);
+    const graph& g = cached_graph(parse_graph_kind(p.text("graph")), std::uint32_t(n), seed);
+    const std::uint32_t np = round_up(n, t);
+    auto d = upload_matrix<std::int32_t>(ex, g, np, inf32);
+    if (method_a)
+        blocked_regions<relax_plain>(ex, d, np, t);
+    else
+        blocked_strips(ex, d, np, t, t2);
+    return check_distances(g, fetch_widened(ex, d, std::size_t(np) * np), np, inf32);
+}
+
+template <class Exec>
+check_result run_recursive(Exec& ex, std::uint64_t n, const param_values& p, std::uint64_t seed) {
+    const unsigned tr = unsigned(p.integer("tr"));
+    const graph& g = cached_graph(parse_graph_kind(p.text("graph")), std::uint32_t(n), seed);
+    const std::uint32_t np = round_up(n, tr);
+    auto d = upload_matrix<std::int32_t>(ex, g, np, inf32);
+    using V = word4<std::int32_t>;
+    const kl::gspan<V> m(reinterpret_cast<V*>(d.data()), std::size_t(np) * np / 4);
+    recursive_fw(ex, d, m, np, tr, region_chunk(tr, ex.machine().M), 0, np / tr);
+    return check_distances(g, fetch_widened(ex, d, std::size_t(np) * np), np, inf32);
+}
+
+template <class Exec>
+check_result run_dpx(Exec& ex, std::uint64_t n, const param_values& p, std::uint64_t seed) {
+    const unsigned t = unsigned(p.integer("t"));
+    const graph& g = cached_graph(parse_graph_kind(p.text("graph")), std::uint32_t(n), seed);
+    const std::uint32_t np = round_up(n, t);
+    if (p.integer("width") == 32) {
+        auto d = upload_matrix<std::int32_t>(ex, g, np, inf32);
+        blocked_regions<relax_dpx32>(ex, d, np, t);
+        return check_distances(g, fetch_widened(ex, d, std::size_t(np) * np), np, inf32);
+    }
+    auto d = upload_matrix<std::int16_t>(ex, g, np, inf16);
+    blocked_regions<relax_dpx16x2>(ex, d, np, t);
+    return check_distances(g, fetch_widened(ex, d, std::size_t(np) * np), np, inf16);
+}
+
+}  // namespace agpu::kernels::apsp
