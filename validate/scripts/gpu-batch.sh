@@ -21,6 +21,7 @@ export LD_LIBRARY_PATH="$cuda/lib64:$cuda/extras/CUPTI/lib64${LD_LIBRARY_PATH:+:
 work=$(mktemp -d)
 deadline=$(( $(date +%s) + ${AGPU_BATCH_SECONDS:-540} ))
 
+mkdir -p "$work/sass"
 "$agpu" info > "$work/info.txt" 2>&1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,persistence_mode --format=csv >> "$work/info.txt" 2>&1
 cmake -DNVCC="$cuda/bin/nvcc" -DCUOBJDUMP="$(command -v cuobjdump || echo "$cuda/bin/cuobjdump")" \
