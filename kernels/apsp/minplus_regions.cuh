@@ -34,13 +34,14 @@
 // are not outputs computes on registers and stores nothing; a block with no
 // output returns at once.
 //
-// AGPU cost of a full region (no masked parts), kc = inner (b = 32): global
-// 4 vector loads of C, 64·inner/(4·per_word) vectors of A and 16·inner of B
-// loaded, 4 vector stores per thread; shared per k per warp: 1 + 2
-// wavefronts loaded; staging stores conflict-free; 2·chunks - 1 barriers;
-// 16 compute instructions per k per thread. Per update: 2/16 shared loads,
-// and global bytes d·(2/inner + ...) — the tile-size analysis in README.md.
-//
+// AGPU cost of a full region (no masked parts) with inner length L in chunks
+// of kc, b = 32, d bytes per distance: global 4 vector loads and 4 vector
+// stores of C per thread (16 sectors each per warp), per block L/(2·per_word)
+// warp-loads of A and L/2 of B (16 sectors each); shared per k
+// per warp 2 loads (1 + 2 wavefronts), staging stores at the minimum
+// (1 wavefront per scalar store, 4 per vector store); 2·L/kc - 1 barriers;
+// 16 compute instructions per k per thread. Per update: 3/512 shared
+// wavefronts and 2d/L + 2d/64 global bytes (C once, the A and B strips).
 // Assumptions: rows, cols, band edges and inner are multiples of 16 (tiles of
 // 16, 32 or 64); kc divides inner and 2·kc·64 words fit in shared memory;
 // pitch (16-byte vectors per matrix row) covers the padded matrix.

@@ -6,6 +6,7 @@
 // closed forms against the simulator's counters.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "agpu/model/catalog.hpp"
 #include "agpu/model/closed_form.hpp"
 #include "agpu/sim/algorithms.hpp"
+#include "agpu/validate/suite.hpp"
 #include "apsp/apsp_runs.hpp"
 
 namespace model = agpu::model;
@@ -192,5 +194,22 @@ TEST(ApspClosedForm, EqualsTheSimulatorBeyondBlockCounts) {
                                                << model::info(ctr).name;
                 }
             }
+    }
+}
+
+TEST(ApspSuite, EntriesParseAndGoalsNameEntries) {
+    const auto& suite = agpu::validate::find_suite("apsp");
+    for (const auto& e : suite.entries) {
+        EXPECT_NO_THROW(model::parse_params(sim::find_algorithm(e.algo).spec, e.sets)) << e.algo;
+        EXPECT_EQ(e.items(10), 1000.0);
+    }
+    for (const auto& t : suite.targets) {
+        // "algo name=value": some entry of that algorithm sets name=value.
+        const auto space = t.subject.find(' ');
+        const std::string algo = t.subject.substr(0, space), set = t.subject.substr(space + 1);
+        bool found = false;
+        for (const auto& e : suite.entries)
+            found |= e.algo == algo && std::find(e.sets.begin(), e.sets.end(), set) != e.sets.end();
+        EXPECT_TRUE(found) << t.subject;
     }
 }
