@@ -19,13 +19,15 @@
 // the instruction: min(c, a + b), DPX add-min, or the packed 16-bit add-min
 // (two relaxations per instruction).
 //
-// Shared layout, conflict-free both ways: A^T's word (k, i) lives at
-// k·64 + (i XOR sa(k)), sa(k) = 4·((k mod 8) XOR 4·(k/8 mod 2)), so the
-// transposing stores (16 rows x 2 vectors per warp) hit 32 banks and each
-// thread's 4 rows stay one aligned vector; B's vector (k, v) lives at
-// k·16 + (v XOR 2·(k mod 4)), so the staging stores of a warp (runs of gv
-// vectors over 32/gv rows of k) spread over all banks. Reads: A 1 wavefront
-// (2 distinct vectors per warp), B 2 (64 distinct words).
+// Shared layout: A^T's rows are padded to 68 words and B's to 72 (18
+// vectors). The transposing stores of A (a warp: 16 rows x 2 vectors, i.e.
+// the same 16 rows at k and k + 4: 4·68 = 16 mod 32 banks apart) and B's
+// staging stores (runs of gv vectors over 32/gv rows of k, 72 = 8 mod 32)
+// spread over all banks, and the reads need no address arithmetic beyond
+// k·pitch (an XOR swizzle did the same with 12 more registers per thread).
+// Reads: A 1 wavefront (2 distinct vectors per warp), B 2 (64 distinct
+// words). In the 16-bit variant a warp's two A vectors are 8 k apart
+// (8·68 = 0 mod 32): its transposing stores cost 2 wavefronts each.
 //
 // Columns that are outputs come in runs of gv vectors (gv = the tile width,
 // at most 16): the B staging gives each warp one run, so whether it loads is
@@ -53,15 +55,18 @@ namespace agpu::kernels::apsp {
 
 struct region_policy {
     // 64 x 64-word regions of 256 threads, 4 x 4 words each: 16 independent
-    // accumulators per thread hide the DPX latency, 2 LDS.128 per 16 DPX
-    // leave the shared-memory pipe at 3 wavefronts per 8 DPX issue cycles
-    // (below its 1 per cycle), and about 40 registers let 6 blocks share an
-    // H100 SM (32 KB of shared memory each at kc = 64).
+    // accumulators per thread hide the DPX latency; 2 LDS.128 per 16 DPX
+    // keep the shared-memory pipe at 3 wavefronts per 16 DPX instructions
+    // of a warp (32 cycles of a half-rate pipe; the pipe takes 1 per cycle);
+    // 56 registers (ptxas, sm_90) let 4 blocks, 32 warps, share an H100 SM
+    // (35 KB of shared memory each at kc = 64).
     static constexpr unsigned threads = 256, side = 16;
     static constexpr unsigned rows = 64, vectors = 16;  // region: 64 rows x 16 vectors of 4 words
     static constexpr unsigned max_kc = 64;
-    // Shared bytes for chunk kc: A^T and B, kc x 64 words each.
-    static constexpr std::size_t shared_bytes(unsigned kc) { return std::size_t(2) * kc * 64 * 4; }
+    // Row pitches in shared memory: A^T 68 words (17 vectors), B 72 (18).
+    static constexpr unsigned a_pitch = 68, b_pitch = 72;
+    // Shared bytes for chunk kc: A^T and B, kc rows each.
+    static constexpr std::size_t shared_bytes(unsigned kc) { return std::size_t(kc) * (a_pitch + b_pitch) * 4; }
 };
 
 struct region_job {
@@ -77,11 +82,6 @@ struct region_launch {
     std::uint32_t kc = 16;   // inner chunk per shared-memory step
     std::uint32_t gv = 16;   // output columns come in runs of gv 16-byte vectors
 };
-
-// Word offset XOR of A^T's row k (a multiple of 4, below 32).
-AGPU_HOST_DEVICE constexpr unsigned a_swizzle(unsigned k) { return 4 * ((k & 7) ^ (((k >> 3) & 1) << 2)); }
-// Vector offset XOR of B's row k (below 8).
-AGPU_HOST_DEVICE constexpr unsigned b_swizzle(unsigned k) { return 2 * (k & 3); }
 
 // m: the padded matrix as 16-byte vectors, `pitch` vectors per row.
 template <class Relax>
@@ -116,12 +116,11 @@ AGPU_KERNEL void minplus_regions(kl::gspan<word4<typename Relax::word>> m, std::
     const bool active = row_live(my_row) && col_live(my_col);
     const V inf_v = splat4(Relax::inf_word);
     V c[4];
-    for (unsigned r = 0; r < 4; ++r)
-        c[r] = active ? m.load(std::uint64_t(my_row + r) * pitch + my_col / epv) : inf_v;
 
-    const auto sv = kl::dynamic_shared<V>();  // A^T: [0, kc·RV) vectors; B: [kc·RV, 2·kc·RV)
+    constexpr unsigned AP = region_policy::a_pitch, BPV = region_policy::b_pitch / 4;
+    const auto sv = kl::dynamic_shared<V>();  // A^T: kc rows of AP words; then B: kc rows of BPV vectors
     const auto sw = kl::dynamic_shared<W>();
-    const unsigned kc = L.kc, gv = L.gv, a_vecs = kc / epv, b0 = kc * RV;
+    const unsigned kc = L.kc, gv = L.gv, a_vecs = kc / epv, b0 = kc * AP / 4;
     for (std::uint32_t k0 = 0; k0 < J.inner; k0 += kc) {
         if (k0 != 0) kl::sync_threads();
         // A's 64 x kc part, transposed: lanes take 16 rows x 2 vectors.
@@ -132,7 +131,7 @@ AGPU_KERNEL void minplus_regions(kl::gspan<word4<typename Relax::word>> m, std::
             for (unsigned w = 0; w < 4; ++w)
                 for (unsigned h = 0; h < epw; ++h) {
                     const unsigned k = g * epv + w * epw + h;
-                    sw.store(k * (4 * RV) + (i ^ a_swizzle(k)), Relax::spread(v.w[w], h));
+                    sw.store(k * AP + i, Relax::spread(v.w[w], h));
                 }
         }
         // B's kc x 64-word part: lanes take runs of gv vectors over 32/gv rows.
@@ -140,14 +139,17 @@ AGPU_KERNEL void minplus_regions(kl::gspan<word4<typename Relax::word>> m, std::
             const unsigned vl = e % gv, rest = e / gv, k = rest % kc, vc = rest / kc * gv + vl;
             const std::uint32_t col = col_base + vc * epv;
             const V v = col_live(col) ? m.load(std::uint64_t(J.b_row0 + k0 + k) * pitch + col / epv) : inf_v;
-            sv.store(b0 + k * RV + (vc ^ b_swizzle(k)), v);
+            sv.store(b0 + k * BPV + vc, v);
         }
         kl::sync_threads();
+        if (k0 == 0)
+            for (unsigned r = 0; r < 4; ++r)
+                c[r] = active ? m.load(std::uint64_t(my_row + r) * pitch + my_col / epv) : inf_v;
         for (unsigned k16 = 0; k16 < kc; k16 += 16)
             unrolled<16>([&](auto u) {
                 const unsigned k = k16 + u;
-                const V a = sv.load(k * RV + (ty ^ (a_swizzle(u) / 4)));
-                const V b = sv.load(b0 + k * RV + (tx ^ b_swizzle(u)));
+                const V a = sv.load(k * (AP / 4) + ty);
+                const V b = sv.load(b0 + k * BPV + tx);
                 for (unsigned r = 0; r < 4; ++r)
                     for (unsigned w = 0; w < 4; ++w) c[r].w[w] = Relax::relax(a.w[r], b.w[w], c[r].w[w]);
                 kl::compute(16);

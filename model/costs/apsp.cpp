@@ -9,7 +9,8 @@
 // its steps, then place the blocks on the k MPs as the simulator does (in
 // order, each on the least-loaded MP). The policy constants are the kernels'
 // (kernels/apsp/*.cuh): tile_fw 256 threads, naive 64 x 4, regions 64 rows x
-// 64 words of 256 threads (16 x 16, 4 x 4 words each), strips t*t2 threads.
+// 64 words of 256 threads (16 x 16, 4 x 4 words each; shared rows of 68 and
+// 72 words), strips t*t2 threads.
 //
 // Launches: naive n; blocked and dpx 3·n_p/t (1 when n_p = t); recursive
 // 5·n_p/t_r - 4; n_p is n padded to the tile (t, t_r). The source paper's
@@ -238,15 +239,14 @@ struct job {
     std::uint64_t a_col0, b_row0, inner;
 };
 
-constexpr std::uint64_t a_swizzle(std::uint64_t k) { return 4 * ((k & 7) ^ (((k >> 3) & 1) << 2)); }
-constexpr std::uint64_t b_swizzle(std::uint64_t k) { return 2 * (k & 3); }
+constexpr std::uint64_t a_pitch = 68, b_pitch = 72;  // region_policy: shared row pitches in words
 
 // One launch of minplus_regions: jobs, chunk kc, column runs gv, epw
 // distances per word.
 void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint64_t kc, std::uint64_t gv,
              std::uint64_t epw) {
     const std::uint64_t b = m.b, warps = region_threads / b, epv = 4 * epw, vpb = m.block_bytes() / 16;
-    const std::uint64_t a_vecs = kc / epv;
+    const std::uint64_t a_vecs = kc / epv, b0 = kc * a_pitch;  // B's first word
     const std::uint64_t ty_per_warp = b / 16;
     // Per warp: the shared loads of one k (A^T vector, B vector), by k mod 16.
     std::vector<std::uint64_t> wf_a(warps * 16), wf_b(warps * 16);
@@ -256,8 +256,8 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
             for (std::uint64_t l = 0; l < b; ++l) {
                 const std::uint64_t tid = w * b + l, ty = tid / 16, tx = tid % 16;
                 for (std::uint64_t x = 0; x < 4; ++x) {
-                    wa.push_back((u * 16 + (ty ^ (a_swizzle(u) / 4))) * 4 + x);
-                    wb.push_back((u * 16 + (tx ^ b_swizzle(u))) * 4 + x);
+                    wa.push_back(u * a_pitch + ty * 4 + x);
+                    wb.push_back(b0 + u * b_pitch + tx * 4 + x);
                 }
             }
             wf_a[w * 16 + u] = wavefronts(wa, b);
@@ -277,7 +277,7 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                     for (std::uint64_t l = 0; l < b; ++l) {
                         const std::uint64_t e = e0 + l, i = e / (16 * a_vecs) * 16 + e % 16, g = e / 16 % a_vecs;
                         const std::uint64_t k = g * epv + x * epw + h;
-                        words.push_back(k * 64 + (i ^ a_swizzle(k)));
+                        words.push_back(k * a_pitch + i);
                     }
                     wf += wavefronts(words, b);
                 }
@@ -287,7 +287,7 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
             std::vector<std::uint64_t> words;
             for (std::uint64_t l = 0; l < b; ++l) {
                 const std::uint64_t e = e0 + l, vl = e % gv, rest = e / gv, k = rest % kc, vc = rest / kc * gv + vl;
-                for (std::uint64_t x = 0; x < 4; ++x) words.push_back((k * 16 + (vc ^ b_swizzle(k))) * 4 + x);
+                for (std::uint64_t x = 0; x < 4; ++x) words.push_back(b0 + k * b_pitch + vc * 4 + x);
             }
             b_iters.push_back({e0, e0 / gv / kc, wavefronts(words, b)});
         }
@@ -395,12 +395,12 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                 steps.push_back(it->second.steps);
             }
     }
-    t.launch(total_blocks, region_threads, makespan(steps, m.k()), 2 * kc * 64);
+    t.launch(total_blocks, region_threads, makespan(steps, m.k()), kc * (a_pitch + b_pitch));
 }
 
 std::uint64_t region_chunk(std::uint64_t unit, std::uint64_t M) {
     for (std::uint64_t kc = 64; kc >= 16; kc /= 2)
-        if (unit % kc == 0 && 2 * kc * 64 <= M) return kc;
+        if (unit % kc == 0 && kc * (a_pitch + b_pitch) <= M) return kc;
     return 16;
 }
 
