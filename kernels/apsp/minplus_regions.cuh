@@ -116,6 +116,8 @@ AGPU_KERNEL void minplus_regions(kl::gspan<word4<typename Relax::word>> m, std::
     const bool active = row_live(my_row) && col_live(my_col);
     const V inf_v = splat4(Relax::inf_word);
     V c[4];
+    for (unsigned r = 0; r < 4; ++r)
+        c[r] = active ? m.load(std::uint64_t(my_row + r) * pitch + my_col / epv) : inf_v;
 
     constexpr unsigned AP = region_policy::a_pitch, BPV = region_policy::b_pitch / 4;
     const auto sv = kl::dynamic_shared<V>();  // A^T: kc rows of AP words; then B: kc rows of BPV vectors
@@ -142,9 +144,6 @@ AGPU_KERNEL void minplus_regions(kl::gspan<word4<typename Relax::word>> m, std::
             sv.store(b0 + k * BPV + vc, v);
         }
         kl::sync_threads();
-        if (k0 == 0)
-            for (unsigned r = 0; r < 4; ++r)
-                c[r] = active ? m.load(std::uint64_t(my_row + r) * pitch + my_col / epv) : inf_v;
         for (unsigned k16 = 0; k16 < kc; k16 += 16)
             unrolled<16>([&](auto u) {
                 const unsigned k = k16 + u;
