@@ -147,6 +147,15 @@ TEST(ApspLaunches, NaiveBlockedRecursive) {
     EXPECT_EQ(run("h100", "apsp/blocked", 10, {"t=16"}).record.launches.size(), 1u);  // one tile: the pivot only
 }
 
+TEST(ApspCorrect, MethodBEveryStripDepth) {
+    for (const char* t : {"t=16", "t=32", "t=64"})
+        for (const char* t2 : {"t2=2", "t2=4", "t2=8", "t2=16"})
+            for (std::uint64_t n : {33, 100}) {
+                const auto s = run("h100", "apsp/blocked", n, {t, "method=B", t2, "graph=negative"});
+                EXPECT_TRUE(s.check.passed) << t << " " << t2 << " n=" << n << ": " << s.check.detail;
+            }
+}
+
 TEST(ApspErrors, MethodBBlockAboveTheDeviceLimit) {
     // t·t2 = 1024 threads: fine on the H100, above the GTX 280's 512.
     EXPECT_TRUE(run("h100", "apsp/blocked", 100, {"t=64", "method=B", "t2=16"}).check.passed);
