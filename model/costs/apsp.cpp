@@ -349,7 +349,8 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                         // Staging, per chunk.
                         for (const auto& it_a : a_iters) {
                             if (row_mask >> it_a.group & 1) {
-                                blk.gload(16, 16, chunks);  // 16 rows x 32 (b = 32) or 16 (b = 16) bytes
+                                // 16 rows x b/16 vectors (16 rows x 32 bytes for b = 32).
+                                blk.gload(16 * units(0, b, sector), 16 * units(0, b, m.block_bytes()), chunks);
                                 st += chunks;
                             }
                             blk.sstores(4 * epw * chunks, it_a.store_wf * chunks);

@@ -162,14 +162,18 @@ TEST(ApspErrors, MethodBBlockAboveTheDeviceLimit) {
     EXPECT_THROW(run("geforce-gtx280", "apsp/blocked", 100, {"t=64", "method=B", "t2=16"}), agpu::input_error);
 }
 
-// Where the model is exact (n a multiple of every tile and rows a whole number
-// of b-word blocks: n a power of two >= 64), every counter of the closed form
-// equals the simulator's.
+// Where the model is exact (n a multiple of every tile, and for the block
+// counts rows a whole number of b-word blocks), every counter of the closed
+// form equals the simulator's, on b = 32, 16 and 64.
 TEST(ApspClosedForm, EqualsTheSimulatorWhereExact) {
-    for (const char* dev : devices) {
+    for (const char* dev : {"h100", "geforce-gtx280", "h100-b64"}) {
         const auto d = model::resolve_device(dev);
         for (const auto& v : variants)
             for (std::uint64_t n : {64, 128}) {
+                // With 64 lanes and 16-bit tiles of 16, one warp stages rows of two
+                // 16-row groups, one of which may be masked: the simulator then
+                // splits the load (README.md).
+                if (d.agpu.b == 64 && describe(v) == "apsp/dpx t=16 width=16") continue;
                 const auto& a = sim::find_algorithm(v.algo);
                 const auto params = model::parse_params(a.spec, v.sets);
                 const auto got = run(dev, v.algo, n, v.sets).record.totals();
@@ -177,9 +181,16 @@ TEST(ApspClosedForm, EqualsTheSimulatorWhereExact) {
                 ASSERT_NE(cf, nullptr) << v.algo;
                 const auto want = cf->costs(d.agpu, n, params);
                 EXPECT_GE(want.size(), 15u) << describe(v);
-                for (const auto& [ctr, value] : want)
+                const bool packed = std::find(v.sets.begin(), v.sets.end(), "width=16") != v.sets.end();
+                const std::uint64_t bytes = packed ? 2 : 4;  // per distance
+                const bool rows_on_blocks = n * bytes % d.agpu.block_bytes() == 0;
+                for (const auto& [ctr, value] : want) {
+                    if (!rows_on_blocks && (ctr == counter::global_load_blocks || ctr == counter::global_store_blocks ||
+                                            ctr == counter::io_blocks))
+                        continue;
                     EXPECT_EQ(got[ctr], value) << describe(v) << " on " << dev << " n=" << n << ": counter "
                                                << model::info(ctr).name;
+                }
             }
     }
 }
