@@ -41,11 +41,13 @@
 // stores of C per thread (16 sectors each per warp), per block L/(2·per_word)
 // warp-loads of A and L/2 of B (16 sectors each); shared per k
 // per warp 2 loads (1 + 2 wavefronts), staging stores at the minimum
-// (1 wavefront per scalar store, 4 per vector store); 2·L/kc - 1 barriers;
+// (1 wavefront per scalar store, 2 in the 16-bit variant, 4 per vector
+// store); 2·L/kc - 1 barriers;
 // 16 compute instructions per k per thread. Per update: 3/512 shared
 // wavefronts and 2d/L + 2d/64 global bytes (C once, the A and B strips).
+//
 // Assumptions: rows, cols, band edges and inner are multiples of 16 (tiles of
-// 16, 32 or 64); kc divides inner and 2·kc·64 words fit in shared memory;
+// 16, 32 or 64); kc divides inner and 140·kc words fit in shared memory;
 // pitch (16-byte vectors per matrix row) covers the padded matrix.
 #pragma once
 
