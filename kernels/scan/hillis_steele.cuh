@@ -26,9 +26,10 @@
 // O(n log B) additions where a work-efficient one does O(n). Shared memory 2B
 // elements per block.
 //
-// Every thread of a block takes part in every step (a lane with nothing to add
-// reads its own slot and keeps its value), so each warp issues the same shared
-// loads in every step, as the compiled kernel does.
+// Every thread of a block takes part in every step's barrier and store; only
+// lanes t >= d load (nvcc predicates the load so even when the code loads for
+// every lane: a warp whose lanes are all below d makes no wavefront on the
+// GPU, and the simulator must see the same).
 #pragma once
 
 #include <cstdint>
@@ -60,8 +61,7 @@ AGPU_KERNEL void hillis_steele_block_scan(kl::gspan<const T> in, kl::gspan<T> ou
     buffers.store(t, v);
     for (unsigned d = 1; d < B; d *= 2) {
         kl::sync_threads();
-        const T left = buffers.load(current * B + (t >= d ? t - d : t));
-        if (t >= d) v += left;
+        if (t >= d) v += buffers.load(current * B + t - d);
         kl::compute(1);
         if (2 * d < B) {
             current ^= 1;

@@ -60,14 +60,25 @@ std::uint64_t makespan(const std::vector<std::uint64_t>& steps, std::uint64_t k)
     return m;
 }
 
-// The most distinct words of `words` in one of b banks.
-std::uint64_t wavefronts(std::vector<std::uint64_t> words, std::uint64_t b) {
+// A shared warp-instruction's wavefronts (the most distinct words of `words`
+// in one of b banks) and the fewest its distinct words need (ceil(words / b)):
+// the difference is its bank conflicts.
+struct bank_cost {
+    std::uint64_t wf = 0, ideal = 0;
+    bank_cost& operator+=(const bank_cost& o) {
+        wf += o.wf;
+        ideal += o.ideal;
+        return *this;
+    }
+};
+
+bank_cost wavefronts(std::vector<std::uint64_t> words, std::uint64_t b) {
     std::sort(words.begin(), words.end());
     words.erase(std::unique(words.begin(), words.end()), words.end());
     std::vector<std::uint64_t> bank(b, 0);
     std::uint64_t most = 0;
     for (auto w : words) most = std::max(most, ++bank[w % b]);
-    return most;
+    return {most, std::max<std::uint64_t>(1, (words.size() + b - 1) / b)};
 }
 
 // Counters of warp-instructions, scaled by `times`.
@@ -93,29 +104,23 @@ struct tally {
         c[counter::io_blocks] += blocks * times;
         c[counter::warp_instructions] += times;
     }
-    void sload(std::uint64_t wf, std::uint64_t times = 1) {
+    // A shared load of `x.wf` wavefronts, `times` times (a scalar word per lane: {1, 1}).
+    void sload(bank_cost x, std::uint64_t times = 1) {
         c[counter::shared_load_instructions] += times;
-        c[counter::shared_load_wavefronts] += wf * times;
-        c[counter::shared_load_bank_conflicts] += (wf - 1) * times;
-        c[counter::shared_wavefronts] += wf * times;
-        c[counter::bank_conflicts] += (wf - 1) * times;
+        c[counter::shared_load_wavefronts] += x.wf * times;
+        c[counter::shared_load_bank_conflicts] += (x.wf - x.ideal) * times;
+        c[counter::shared_wavefronts] += x.wf * times;
+        c[counter::bank_conflicts] += (x.wf - x.ideal) * times;
         c[counter::warp_instructions] += times;
     }
-    void sstore(std::uint64_t wf, std::uint64_t times = 1) {
-        c[counter::shared_store_instructions] += times;
-        c[counter::shared_store_wavefronts] += wf * times;
-        c[counter::shared_store_bank_conflicts] += (wf - 1) * times;
-        c[counter::shared_wavefronts] += wf * times;
-        c[counter::bank_conflicts] += (wf - 1) * times;
-        c[counter::warp_instructions] += times;
-    }
-    // `instructions` shared stores costing `wf` wavefronts in all.
-    void sstores(std::uint64_t instructions, std::uint64_t wf) {
+    void sstore(bank_cost x, std::uint64_t times = 1) { sstores(times, {x.wf * times, x.ideal * times}); }
+    // `instructions` shared stores costing `x` in all.
+    void sstores(std::uint64_t instructions, bank_cost x) {
         c[counter::shared_store_instructions] += instructions;
-        c[counter::shared_store_wavefronts] += wf;
-        c[counter::shared_store_bank_conflicts] += wf - instructions;
-        c[counter::shared_wavefronts] += wf;
-        c[counter::bank_conflicts] += wf - instructions;
+        c[counter::shared_store_wavefronts] += x.wf;
+        c[counter::shared_store_bank_conflicts] += x.wf - x.ideal;
+        c[counter::shared_wavefronts] += x.wf;
+        c[counter::bank_conflicts] += x.wf - x.ideal;
         c[counter::warp_instructions] += instructions;
     }
     void barrier(std::uint64_t times = 1) {
@@ -195,10 +200,10 @@ void tile_fw(tally& t, const machine& m, std::uint64_t tile, std::uint64_t es) {
     const std::uint64_t sec = rows * units(0, seg, sector), blk = rows * units(0, seg, m.block_bytes());
     tally w;  // one warp
     w.gload(sec, blk, E);
-    w.sstore(1, E);
+    w.sstore({1, 1}, E);
     w.barrier();
-    w.sload(1, tile * (1 + E));
-    w.sstore(1, tile * E);
+    w.sload({1, 1}, tile * (1 + E));
+    w.sstore({1, 1}, tile * E);
     w.compute(tile * E);
     w.barrier(tile);
     w.gstore(sec, blk, E);
@@ -220,9 +225,9 @@ void strips(tally& t, const machine& m, std::uint64_t tile, std::uint64_t sub, s
     w.gload(csec, cblk, per);
     w.gload(asec, ablk, chunks);
     w.gload(csec, cblk, chunks);
-    w.sstore(1, 2 * chunks);
+    w.sstore({1, 1}, 2 * chunks);
     w.barrier(2 * chunks - 1);
-    w.sload(1, tile * (1 + per));
+    w.sload({1, 1}, tile * (1 + per));
     w.compute(tile * per);
     w.gstore(csec, cblk, per);
     const std::uint64_t warp_steps = per + 4 * chunks + 2 * chunks - 1 + tile * (1 + 2 * per) + per;
@@ -249,7 +254,7 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
     const std::uint64_t a_vecs = kc / epv, b0 = kc * a_pitch;  // B's first word
     const std::uint64_t ty_per_warp = b / 16;
     // Per warp: the shared loads of one k (A^T vector, B vector), by k mod 16.
-    std::vector<std::uint64_t> wf_a(warps * 16), wf_b(warps * 16);
+    std::vector<bank_cost> wf_a(warps * 16), wf_b(warps * 16);
     for (std::uint64_t w = 0; w < warps; ++w)
         for (std::uint64_t u = 0; u < 16; ++u) {
             std::vector<std::uint64_t> wa, wb;
@@ -264,13 +269,13 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
             wf_b[w * 16 + u] = wavefronts(wb, b);
         }
     // Staging iterations per warp: A (row group, store wavefronts), B (column run, store wavefronts, lanes' rows).
-    struct a_iter { std::uint64_t group, store_wf; };
-    struct b_iter { std::uint64_t e0, run, store_wf; };
+    struct a_iter { std::uint64_t group; bank_cost store_wf; };
+    struct b_iter { std::uint64_t e0, run; bank_cost store_wf; };
     std::vector<a_iter> a_iters;
     std::vector<b_iter> b_iters;
     for (std::uint64_t w = 0; w < warps; ++w) {
         for (std::uint64_t e0 = w * b; e0 < region_rows * a_vecs; e0 += region_threads) {
-            std::uint64_t wf = 0;
+            bank_cost wf;
             for (std::uint64_t x = 0; x < 4; ++x)
                 for (std::uint64_t h = 0; h < epw; ++h) {
                     std::vector<std::uint64_t> words;
@@ -353,8 +358,8 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                                 blk.gload(16 * units(0, b, sector), 16 * units(0, b, m.block_bytes()), chunks);
                                 st += chunks;
                             }
-                            blk.sstores(4 * epw * chunks, it_a.store_wf * chunks);
-                            st += it_a.store_wf * chunks;
+                            blk.sstores(4 * epw * chunks, {it_a.store_wf.wf * chunks, it_a.store_wf.ideal * chunks});
+                            st += it_a.store_wf.wf * chunks;
                         }
                         for (const auto& it_b : b_iters) {
                             if (col_mask >> (it_b.run * gv) & 1) {
@@ -375,7 +380,7 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                                 st += chunks;
                             }
                             blk.sstore(it_b.store_wf, chunks);
-                            st += it_b.store_wf * chunks;
+                            st += it_b.store_wf.wf * chunks;
                         }
                         blk.barrier(warps * (2 * chunks - 1));
                         st += warps * (2 * chunks - 1);
@@ -385,7 +390,7 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                                 blk.sload(wf_a[w * 16 + u], reps);
                                 blk.sload(wf_b[w * 16 + u], reps);
                                 blk.compute(16 * reps);
-                                st += (wf_a[w * 16 + u] + wf_b[w * 16 + u] + 16) * reps;
+                                st += (wf_a[w * 16 + u].wf + wf_b[w * 16 + u].wf + 16) * reps;
                             }
                         bc.c = std::move(blk.c);
                         bc.steps = st;

@@ -171,14 +171,16 @@ public:
         std::vector<std::uint64_t> bank(m_m->b, 0);
         std::uint64_t wavefronts = 0;
         for (auto w : words) wavefronts = std::max(wavefronts, ++bank[w % m_m->b]);
+        // Conflicts: the wavefronts beyond the fewest the distinct words need.
+        const std::uint64_t conflicts = wavefronts - std::max<std::uint64_t>(1, (words.size() + m_m->b - 1) / m_m->b);
         m_c[counter::warp_instructions] += 1;
         m_c[counter::lane_accesses] += acc.size();
         m_c[counter::shared_wavefronts] += wavefronts;
-        m_c[counter::bank_conflicts] += wavefronts - 1;
+        m_c[counter::bank_conflicts] += conflicts;
         const bool ld = a == access::load;
         m_c[ld ? counter::shared_load_instructions : counter::shared_store_instructions] += 1;
         m_c[ld ? counter::shared_load_wavefronts : counter::shared_store_wavefronts] += wavefronts;
-        m_c[ld ? counter::shared_load_bank_conflicts : counter::shared_store_bank_conflicts] += wavefronts - 1;
+        m_c[ld ? counter::shared_load_bank_conflicts : counter::shared_store_bank_conflicts] += conflicts;
         m_steps += wavefronts;
     }
     void shared(access a, std::uint64_t first, std::uint64_t lanes, std::uint64_t bytes, std::uint64_t stride) {

@@ -90,15 +90,17 @@ public:
         (*this)[counter::global_sectors] += sectors;
     }
     // One shared warp-instruction of `wavefronts` wavefronts.
-    void shared(access a, std::uint64_t wavefronts) {
+    // `ideal`: the fewest wavefronts its distinct words need, ceil(words / b);
+    // the rest are bank conflicts.
+    void shared(access a, std::uint64_t wavefronts, std::uint64_t ideal = 1) {
         m_c[idx(counter::warp_instructions)] += 1;
         m_steps += wavefronts;
         (*this)[a == access::load ? counter::shared_load_instructions : counter::shared_store_instructions] += 1;
         (*this)[a == access::load ? counter::shared_load_wavefronts : counter::shared_store_wavefronts] += wavefronts;
         (*this)[a == access::load ? counter::shared_load_bank_conflicts : counter::shared_store_bank_conflicts] +=
-            wavefronts - 1;
+            wavefronts - ideal;
         (*this)[counter::shared_wavefronts] += wavefronts;
-        (*this)[counter::bank_conflicts] += wavefronts - 1;
+        (*this)[counter::bank_conflicts] += wavefronts - ideal;
     }
     void barriers(std::uint64_t n) {
         (*this)[counter::barrier_instructions] += n;
@@ -135,15 +137,24 @@ private:
 
 // Shared wavefronts of one warp-instruction whose lanes touch `bytes` bytes at
 // each of `offsets`: the most distinct words wanted from one bank.
-std::uint64_t wavefronts(const std::vector<std::uint64_t>& offsets, std::uint64_t bytes, const machine& m) {
+std::set<std::uint64_t> words_of(const std::vector<std::uint64_t>& offsets, std::uint64_t bytes, const machine& m) {
     std::set<std::uint64_t> words;
     const std::uint64_t wb = m.word_bytes();
     for (auto o : offsets)
         for (std::uint64_t w = o / wb; w <= (o + bytes - 1) / wb; ++w) words.insert(w);
+    return words;
+}
+
+std::uint64_t wavefronts(const std::vector<std::uint64_t>& offsets, std::uint64_t bytes, const machine& m) {
     std::vector<std::uint64_t> bank(m.b, 0);
     std::uint64_t most = 0;
-    for (auto w : words) most = std::max(most, ++bank[w % m.b]);
+    for (auto w : words_of(offsets, bytes, m)) most = std::max(most, ++bank[w % m.b]);
     return most;
+}
+
+// The fewest wavefronts the distinct words of these accesses need.
+std::uint64_t ideal_wavefronts(const std::vector<std::uint64_t>& offsets, std::uint64_t bytes, const machine& m) {
+    return std::max<std::uint64_t>(1, (words_of(offsets, bytes, m).size() + m.b - 1) / m.b);
 }
 
 // The busiest MP when runs of blocks (steps, count), in order, each go to the
@@ -206,18 +217,16 @@ tally hs_block_scan(const machine& m, std::uint64_t s, std::uint64_t n, std::uin
         if (live) t.global(access::load, first * s, live * s);
         std::vector<std::uint64_t> own;
         for (std::uint64_t l = 0; l < b; ++l) own.push_back((w * b + l) * s);
-        const std::uint64_t store_wf = wavefronts(own, s, m);
-        t.shared(access::store, store_wf);  // the first store
+        const std::uint64_t store_wf = wavefronts(own, s, m), store_ideal = ideal_wavefronts(own, s, m);
+        t.shared(access::store, store_wf, store_ideal);  // the first store
         for (std::uint64_t d = 1; d < hs_block; d *= 2) {
             t.barriers(1);
-            std::vector<std::uint64_t> left;
-            for (std::uint64_t l = 0; l < b; ++l) {
-                const std::uint64_t i = w * b + l;
-                left.push_back((i >= d ? i - d : i) * s);
-            }
-            t.shared(access::load, wavefronts(left, s, m));
+            std::vector<std::uint64_t> left;  // only lanes i >= d load
+            for (std::uint64_t l = 0; l < b; ++l)
+                if (const std::uint64_t i = w * b + l; i >= d) left.push_back((i - d) * s);
+            if (!left.empty()) t.shared(access::load, wavefronts(left, s, m), ideal_wavefronts(left, s, m));
             t.compute(1);
-            if (2 * d < hs_block) t.shared(access::store, store_wf);
+            if (2 * d < hs_block) t.shared(access::store, store_wf, store_ideal);
         }
         if (live) t.global(access::store, first * s, live * s);
     }
@@ -312,11 +321,12 @@ tally chained_tile(const machine& m, const chained_shape& c, std::uint64_t n, st
     const bool full = (t + 1) * tile_vectors <= whole;
     // Shared words of the static arrays: tile_id (4 bytes), warp_totals, tile_before.
     const std::uint64_t totals_at = (4 + c.s - 1) / c.s * c.s;
-    const std::uint64_t totals_wf = wavefronts([&] {
+    const std::vector<std::uint64_t> totals = [&] {
         std::vector<std::uint64_t> o;
         for (std::uint64_t l = 0; l < c.warps; ++l) o.push_back(totals_at + l * c.s);
         return o;
-    }(), c.s, m);
+    }();
+    const std::uint64_t totals_wf = wavefronts(totals, c.s, m), totals_ideal = ideal_wavefronts(totals, c.s, m);
     const std::uint64_t shuffles = c.vectors * (ceil_log2(b) + 1) + ceil_log2(c.warps) + 2;
     // Data moves of warp w: `vector` for each vector instruction's live lanes, `scalar` per straddling element.
     auto data = [&](std::uint64_t w, access a) {
@@ -340,7 +350,7 @@ tally chained_tile(const machine& m, const chained_shape& c, std::uint64_t n, st
         x.collectives(shuffles);
         x.shared(access::store, 1);  // the warp's total
         x.barriers(1);
-        x.shared(access::load, totals_wf);
+        x.shared(access::load, totals_wf, totals_ideal);
         if (w == 0) {
             // Publishing: u32 one 8-byte word; u64 the 8-byte value, then the 4-byte flag.
             auto publish = [&] {

@@ -67,12 +67,10 @@ struct tally {
     // Lanes reading or writing consecutive doubles [first, first + lanes) of shared memory.
     std::uint64_t shared(bool load, std::uint64_t lanes, std::uint64_t first_double) {
         const std::uint64_t words = span_units(first_double * 8, (first_double + lanes) * 8, m.word_bytes());
-        const std::uint64_t wf = (words + m.b - 1) / m.b;
+        const std::uint64_t wf = (words + m.b - 1) / m.b;  // consecutive words: the fewest possible, no conflict
         c[load ? counter::shared_load_instructions : counter::shared_store_instructions] += 1;
         c[load ? counter::shared_load_wavefronts : counter::shared_store_wavefronts] += wf;
-        c[load ? counter::shared_load_bank_conflicts : counter::shared_store_bank_conflicts] += wf - 1;
         c[counter::shared_wavefronts] += wf;
-        c[counter::bank_conflicts] += wf - 1;
         c[counter::lane_accesses] += lanes;
         c[counter::warp_instructions] += 1;
         return wf;

@@ -379,17 +379,19 @@ public:
             }
             return 1;
         }
-        const auto wavefronts = shared_wavefronts(in.accesses);
+        std::uint64_t ideal = 1;
+        const auto wavefronts = shared_wavefronts(in.accesses, ideal);
+        const auto conflicts = wavefronts - ideal;
         c[counter::shared_wavefronts] += wavefronts;
-        c[counter::bank_conflicts] += wavefronts - 1;
+        c[counter::bank_conflicts] += conflicts;
         if (in.w == what::shared_load) {
             c[counter::shared_load_instructions] += 1;
             c[counter::shared_load_wavefronts] += wavefronts;
-            c[counter::shared_load_bank_conflicts] += wavefronts - 1;
+            c[counter::shared_load_bank_conflicts] += conflicts;
         } else if (in.w == what::shared_store) {
             c[counter::shared_store_instructions] += 1;
             c[counter::shared_store_wavefronts] += wavefronts;
-            c[counter::shared_store_bank_conflicts] += wavefronts - 1;
+            c[counter::shared_store_bank_conflicts] += conflicts;
         } else {
             c[counter::shared_atomic_instructions] += 1;
             c[counter::shared_atomic_wavefronts] += wavefronts;
@@ -439,13 +441,19 @@ private:
             for (std::uint64_t u = a / unit, last = (a + n - 1) / unit; u <= last; ++u) m_ids.push_back(u);
         return count_unique(m_ids);
     }
-    // The most distinct words any one bank is asked for (a word read by many lanes counts once).
-    std::uint64_t shared_wavefronts(const std::vector<std::pair<std::uint64_t, std::uint32_t>>& acc) {
+    // The most distinct words any one bank is asked for (a word read by many
+    // lanes counts once); `ideal` gets the fewest wavefronts that many
+    // distinct words need, ceil(words / b): the wavefronts beyond it are the
+    // bank conflicts (the hardware's definition too: a warp's 8-byte loads
+    // need 2 wavefronts and have no conflict).
+    std::uint64_t shared_wavefronts(const std::vector<std::pair<std::uint64_t, std::uint32_t>>& acc,
+                                    std::uint64_t& ideal) {
         const std::uint64_t wb = m_m.word_bytes();
         std::uint64_t first = 0, end = 0;
         if (contiguous(acc, first, end)) {  // distinct consecutive words: spread evenly over the banks
             const std::uint64_t words = (end - 1) / wb - first / wb + 1;
-            return (words + m_m.b - 1) / m_m.b;
+            ideal = (words + m_m.b - 1) / m_m.b;
+            return ideal;
         }
         m_ids.clear();
         for (auto [a, n] : acc)
@@ -455,6 +463,7 @@ private:
         m_bank.assign(m_m.b, 0);
         std::uint64_t most = 0;
         for (auto wd : m_ids) most = std::max<std::uint64_t>(most, ++m_bank[wd % m_m.b]);
+        ideal = std::max<std::uint64_t>(1, (m_ids.size() + m_m.b - 1) / m_m.b);
         return most;
     }
     static std::uint64_t count_unique(std::vector<std::uint64_t>& v) {

@@ -93,10 +93,10 @@ std::vector<measurement> measure_run(const model::device& preset, const std::str
 
     if (opt.counters) {
         // Metric names from the one counter table, then the hardware-only
-        // ones; a table entry "a+b" or "a-b" combines two metrics.
+        // ones; a table entry combines metrics: "a+b", "a-b", "a/N".
         struct wanted {
             std::string name, unit, expression;
-            std::vector<std::pair<std::size_t, double>> parts;  // (index into `metrics`, sign)
+            std::vector<std::pair<std::size_t, double>> parts;  // (index into `metrics`, factor)
         };
         std::vector<wanted> want;
         std::vector<std::string> metrics;
@@ -106,10 +106,15 @@ std::vector<measurement> measure_run(const model::device& preset, const std::str
             std::size_t start = 0;
             while (start <= expr.size()) {
                 const auto op = expr.find_first_of("+-", start);
-                const std::string part(expr.substr(start, op == std::string_view::npos ? expr.npos : op - start));
+                std::string part(expr.substr(start, op == std::string_view::npos ? expr.npos : op - start));
+                double scale = sign;  // "metric/N": the metric divided by N
+                if (const auto slash = part.find('/'); slash != std::string::npos) {
+                    scale /= std::stod(part.substr(slash + 1));
+                    part.resize(slash);
+                }
                 auto found = std::find(metrics.begin(), metrics.end(), part);
                 if (found == metrics.end()) found = metrics.insert(metrics.end(), part);
-                w.parts.emplace_back(std::size_t(found - metrics.begin()), sign);
+                w.parts.emplace_back(std::size_t(found - metrics.begin()), scale);
                 if (op == std::string_view::npos) break;
                 sign = expr[op] == '-' ? -1 : 1;
                 start = op + 1;

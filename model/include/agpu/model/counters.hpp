@@ -59,7 +59,7 @@ struct counter_info {
     std::string_view name;          // JSON/CSV key
     std::string_view unit;
     aggregation agg;
-    std::string_view cupti_metric;  // sm_90 metric with the same meaning ("a+b", "a-b": their sum, difference), "" if none
+    std::string_view cupti_metric;  // sm_90 metric with the same meaning ("a+b", "a-b", "a/N": sums, differences, a scaled term), "" if none
     std::string_view description;
 };
 
@@ -92,9 +92,8 @@ inline constexpr std::array<counter_info, counter_count> counter_table{{
     {counter::global_store_blocks, "global_store_blocks", "blocks", aggregation::sum, "",
      "distinct AGPU blocks per global store, summed"},
     {counter::global_atomic_instructions, "global_atomic_instructions", "warp-instructions", aggregation::sum,
-     "smsp__inst_executed_op_global_red.sum",
-     "global atomic warp-instructions (on the GPU: RED, the form of an atomic whose result is unused; "
-     "GH100 offers no instruction count of ATOM)"},
+     "sm__sass_inst_executed_op_global_atom.sum+sm__sass_inst_executed_op_global_red.sum",
+     "global atomic warp-instructions (on the GPU: ATOM, whose result is used, and RED, whose result is not)"},
     {counter::global_atomic_sectors, "global_atomic_sectors", "sectors", aggregation::sum,
      "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum+l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",
      "per global atomic, for each sector touched the most lanes updating one address in it, summed"},
@@ -103,16 +102,17 @@ inline constexpr std::array<counter_info, counter_count> counter_table{{
     {counter::shared_wavefronts, "shared_wavefronts", "wavefronts", aggregation::sum, "",
      "shared load + store + atomic wavefronts"},
     {counter::bank_conflicts, "bank_conflicts", "wavefronts", aggregation::sum, "",
-     "shared wavefronts beyond one per shared warp-instruction (loads + stores + atomics)"},
+     "shared wavefronts beyond the fewest the distinct words need, ceil(words / b), per warp-instruction "
+     "(loads + stores + atomics)"},
     {counter::shared_load_instructions, "shared_load_instructions", "warp-instructions", aggregation::sum,
      "smsp__inst_executed_op_shared_ld.sum", "shared load warp-instructions"},
     {counter::shared_load_wavefronts, "shared_load_wavefronts", "wavefronts", aggregation::sum,
      "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
      "per shared load, the most distinct words wanted from one bank, summed"},
     {counter::shared_load_bank_conflicts, "shared_load_bank_conflicts", "wavefronts", aggregation::sum,
-     "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum-smsp__inst_executed_op_shared_ld.sum",
-     "shared load wavefronts minus shared loads (on the GPU the SASS-attributed difference; a load predicated off "
-     "in a whole warp would count as a load with no wavefront)"},
+     "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum-sm__sass_data_bytes_mem_shared_op_ld.sum/128",
+     "shared load wavefronts beyond ceil(distinct words / b) per load (on the GPU: SASS-attributed wavefronts "
+     "minus the bytes the loads asked for over 128, the bytes one wavefront moves)"},
     {counter::shared_store_instructions, "shared_store_instructions", "warp-instructions", aggregation::sum,
      "smsp__inst_executed_op_shared_st.sum", "shared store warp-instructions"},
     {counter::shared_store_wavefronts, "shared_store_wavefronts", "wavefronts", aggregation::sum,
@@ -120,8 +120,8 @@ inline constexpr std::array<counter_info, counter_count> counter_table{{
      "per shared store, the most distinct words written to one bank, summed"},
     {counter::shared_store_bank_conflicts, "shared_store_bank_conflicts", "wavefronts", aggregation::sum,
      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-     "shared store wavefronts minus shared stores (on the GPU the L1TEX count: the SASS difference would count "
-     "stores predicated off in a whole warp, which make no wavefront)"},
+     "shared store wavefronts beyond ceil(distinct words / b) per store (on the GPU the L1TEX count, which has no "
+     "offset for stores)"},
     {counter::shared_atomic_instructions, "shared_atomic_instructions", "warp-instructions", aggregation::sum,
      "smsp__inst_executed_op_shared_atom.sum", "shared atomic warp-instructions"},
     {counter::shared_atomic_wavefronts, "shared_atomic_wavefronts", "wavefronts", aggregation::sum, "",
