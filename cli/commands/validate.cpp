@@ -1,5 +1,6 @@
 // agpu validate --suite NAME [--sizes LIST] --out DIR [--resume] [--reps R] [--warmup W] [--no-counters] [--device ID|FILE]
 // agpu compare --data DIR [--device ID|FILE] [--format table|json]
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -32,7 +33,7 @@ std::vector<std::uint64_t> parse_sizes(const std::string& list) {
 int run_validate(const invocation& inv) {
     const char* usage =
         "agpu validate --suite NAME --out DIR [--sizes N,N,...] [--resume] [--reps R] [--warmup W] [--no-counters] "
-        "[--device ID|FILE]";
+        "[--device ID|FILE] [--only LABEL|LABEL...]";
     po::options_description opts("options");
     opts.add_options()("suite", po::value<std::string>()->required(), "suite to measure (micro, ...)")(
         "out", po::value<std::string>()->required(), "dataset directory (validate/data/<device>/<suite>)")(
@@ -41,10 +42,25 @@ int run_validate(const invocation& inv) {
         "reps", po::value<unsigned>()->default_value(10), "timed repetitions per run (at least 10)")(
         "warmup", po::value<unsigned>()->default_value(2), "untimed runs first")(
         "no-counters", "time only: skip the CUPTI counters")(
-        "device", po::value<std::string>()->default_value(""), "device preset of this GPU (default: from its name)");
+        "device", po::value<std::string>()->default_value(""), "device preset of this GPU (default: from its name)")(
+        "only", po::value<std::string>(),
+        "measure only these entries of the suite, '|'-separated labels as `agpu bench` shows them "
+        "(\"algo name=value;name=value\")");
     po::variables_map vm;
     if (!parse_options(inv, usage, opts, {}, vm)) return exit_ok;
-    const auto& s = validate::find_suite(vm["suite"].as<std::string>());
+    validate::suite s = validate::find_suite(vm["suite"].as<std::string>());
+    if (vm.count("only")) {
+        std::vector<validate::suite_entry> kept;
+        std::stringstream ss(vm["only"].as<std::string>());
+        for (std::string label; std::getline(ss, label, '|');) {
+            const auto it = std::find_if(s.entries.begin(), s.entries.end(),
+                                         [&](const auto& e) { return validate::entry_label(e) == label; });
+            if (it == s.entries.end())
+                throw input_error("option --only", "suite " + s.name + " has no entry '" + label + "'");
+            kept.push_back(*it);
+        }
+        s.entries = std::move(kept);
+    }
     const auto sizes = vm.count("sizes") ? parse_sizes(vm["sizes"].as<std::string>()) : s.default_sizes;
     validate::measure_options opt;
     opt.reps = vm["reps"].as<unsigned>();

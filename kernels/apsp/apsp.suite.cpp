@@ -34,9 +34,9 @@ AGPU_REGISTER_SUITE({"apsp",
                       entry("apsp/recursive", {"tr=64"}),
                       entry("apsp/dpx", {"t=64", "width=32"}),
                       entry("apsp/dpx", {"t=64", "width=16"}, 4.0)},
-                     {{"apsp/dpx width=32", "", "rate", 0.7 * 16.6e12, 8192,
+                     {{"apsp/dpx t=64;width=32", "", "rate", 0.7 * 16.6e12, 8192,
                        "int32 DPX blocked Floyd-Warshall at 70% of 16.6 T updates/s (8192 vertices in at most 47 ms)"},
-                      {"apsp/dpx width=16", "", "rate", 8192.0 * 8192.0 * 8192.0 / 0.030, 8192,
+                      {"apsp/dpx t=64;width=16", "", "rate", 8192.0 * 8192.0 * 8192.0 / 0.030, 8192,
                        "packed 16-bit DPX blocked Floyd-Warshall: 8192 vertices in at most 30 ms"}}});
 
 }  // namespace

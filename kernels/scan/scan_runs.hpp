@@ -83,8 +83,8 @@ inline algo_spec work_efficient_spec() {
             "elements", 1 << 20, 1, max_elements,
             {{"kind", "inclusive or exclusive scan", "inclusive", {"inclusive", "exclusive"}, 0, 0},
              {"type", "element type", "u32", {"u32", "u64"}, 0, 0},
-             {"threads", "threads per block (a multiple of b, at most b warps)", "256", {"128", "256", "512"}, 0, 0},
-             {"items", "elements per thread (u32: 4 per vector; u64: 2)", "16", {"8", "16", "24"}, 0, 0},
+             {"threads", "threads per block (a multiple of b, at most b warps)", "512", {"128", "256", "512"}, 0, 0},
+             {"items", "elements per thread (u32: 4 per vector; u64: 2)", "24", {"8", "16", "24"}, 0, 0},
              {"backoff", "nanoseconds a look-back sleeps between polls of an unpublished tile (GPU only)", "0", {}, 0,
               100000}}};
 }

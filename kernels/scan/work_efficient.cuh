@@ -67,14 +67,14 @@ namespace agpu::kernels::scan {
 namespace kl = agpu::kl;
 
 struct chained_policy {
-    // 256 threads × 16 items: 16 KiB of u32 per tile (Merrill and Garland, and
-    // CUB's sm_90 scan tuning, use tiles of a few thousand items). Big enough
-    // that the per-tile costs (atomic, look-back, 3 barriers) are a small part
-    // of the tile's memory time; small enough (48 registers for u32 under nvcc
-    // 13.0: 5 blocks, 40 warps per SM) that several blocks share an SM and hide
-    // each other's look-back wait. The suite scan-tune times the alternatives.
-    static constexpr unsigned default_threads = 256;
-    static constexpr unsigned default_items = 16;
+    // 512 threads × 24 items: 48 KiB of u32 per tile, the fastest of the
+    // shapes the suite scan-tune timed on the H100 (2^26 u32, exclusive:
+    // 0.246 ms against cub::DeviceScan's 0.233; 256 × 16 took 0.280, 128 × 8
+    // 0.327; validate/data/h100/scan-tune). Bigger tiles mean fewer tiles, so
+    // fewer look-backs and atomics per byte; the per-tile costs (atomic,
+    // look-back, 3 barriers) are then a small part of the tile's memory time.
+    static constexpr unsigned default_threads = 512;
+    static constexpr unsigned default_items = 24;
     // 1024 threads of 32 lanes: the warp-totals array of one block.
     static constexpr unsigned max_warps = 32;
     static constexpr unsigned init_threads = 256;

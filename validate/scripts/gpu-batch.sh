@@ -34,7 +34,7 @@ for spec in "$@"; do
   suite=${name_suite#*=}
   name=${name_suite%%=*}
   opts=()
-  [ "$spec" != "$suite" ] && IFS=@ read -r -a opts <<< "${spec#*@}"
+  case "$spec" in *@*) IFS=@ read -r -a opts <<< "${spec#*@}" ;; esac
   left=$(( deadline - $(date +%s) ))
   if [ "$left" -le 5 ]; then echo "gpu-batch: no time left for $suite" | tee -a "$work/batch.log"; status=124; continue; fi
   start=$(date +%s)

@@ -110,9 +110,10 @@ inline constexpr std::array<counter_info, counter_count> counter_table{{
      "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
      "per shared load, the most distinct words wanted from one bank, summed"},
     {counter::shared_load_bank_conflicts, "shared_load_bank_conflicts", "wavefronts", aggregation::sum,
-     "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum-sm__sass_data_bytes_mem_shared_op_ld.sum/128",
-     "shared load wavefronts beyond ceil(distinct words / b) per load (on the GPU: SASS-attributed wavefronts "
-     "minus the bytes the loads asked for over 128, the bytes one wavefront moves)"},
+     "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum-l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
+     "+l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+     "shared load wavefronts beyond ceil(distinct words / b) per load (on the GPU: the SASS-attributed wavefronts "
+     "minus the L1TEX's ideal ones, its wavefronts minus its conflicts, in which its offset cancels)"},
     {counter::shared_store_instructions, "shared_store_instructions", "warp-instructions", aggregation::sum,
      "smsp__inst_executed_op_shared_st.sum", "shared store warp-instructions"},
     {counter::shared_store_wavefronts, "shared_store_wavefronts", "wavefronts", aggregation::sum,

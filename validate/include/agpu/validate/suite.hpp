@@ -47,6 +47,11 @@ struct suite {
 };
 
 std::vector<const suite*> suites();
+// An entry's label, as bench targets name it: "algo" or "algo name=value;...".
+std::string entry_label(const suite_entry& e);
+// Throws internal_error unless every bench target names entries of the suite
+// by their labels and a known measure.
+void check_targets(const suite& s);
 // Throws input_error listing the known suites.
 const suite& find_suite(const std::string& name);
 
