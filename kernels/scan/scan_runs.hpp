@@ -83,20 +83,26 @@ inline algo_spec work_efficient_spec() {
             "elements", 1 << 20, 1, max_elements,
             {{"kind", "inclusive or exclusive scan", "inclusive", {"inclusive", "exclusive"}, 0, 0},
              {"type", "element type", "u32", {"u32", "u64"}, 0, 0},
-             {"threads", "threads per block (a multiple of b, at most b warps)", "512", {"128", "256", "512"}, 0, 0},
+             {"threads", "threads per block (a multiple of b, at most b warps; auto: 512, or b·b when b warps hold fewer)",
+              "auto", {"auto", "128", "256", "512"}, 0, 0},
              {"items", "elements per thread (u32: 4 per vector; u64: 2)", "24", {"8", "16", "24"}, 0, 0},
              {"backoff", "nanoseconds a look-back sleeps between polls of an unpublished tile (GPU only)", "0", {}, 0,
               100000}}};
 }
 
 struct chained_config {
-    unsigned threads = chained_policy::default_threads;
+    unsigned threads = 0;  // 0: the policy's default, or b warps of b when that is fewer (chained_threads)
     unsigned items = chained_policy::default_items;
     unsigned backoff_ns = 0;
 };
 
-inline chained_config chained_config_of(const param_values& p) {
-    return {static_cast<unsigned>(std::stoul(p.text("threads"))), static_cast<unsigned>(std::stoul(p.text("items"))),
+// threads=auto: the policy's default, or b warps of b when that is fewer.
+inline unsigned chained_threads(const std::string& threads, unsigned b) {
+    return threads == "auto" ? std::min(chained_policy::default_threads, b * b) : static_cast<unsigned>(std::stoul(threads));
+}
+
+inline chained_config chained_config_of(const param_values& p, unsigned b) {
+    return {chained_threads(p.text("threads"), b), static_cast<unsigned>(std::stoul(p.text("items"))),
             static_cast<unsigned>(p.integer("backoff"))};
 }
 
@@ -143,8 +149,9 @@ void launch_chained(Exec& ex, kl::gspan<const T> in, kl::gspan<T> out, std::uint
 // spans must start 16-byte aligned (every allocation does).
 template <class Exec, class T>
 void chained_scan(Exec& ex, kl::gspan<const T> in, kl::gspan<T> out, std::uint64_t n, bool exclusive,
-                  const chained_config& c = {}) {
+                  chained_config c = {}) {
     const unsigned b = ex.machine().b;
+    if (c.threads == 0) c.threads = chained_threads("auto", b);
     if (c.threads % b != 0 || c.threads / b > b || c.threads / b > chained_policy::max_warps)
         throw input_error("scan/work-efficient: threads=" + std::to_string(c.threads),
                           "a multiple of b = " + std::to_string(b) + " with at most " +
@@ -195,7 +202,7 @@ check_result run_hillis_steele(Exec& ex, std::uint64_t n, const param_values& p,
 template <class Exec>
 check_result run_work_efficient(Exec& ex, std::uint64_t n, const param_values& p, std::uint64_t seed) {
     const bool exclusive = p.text("kind") == "exclusive";
-    const chained_config c = chained_config_of(p);
+    const chained_config c = chained_config_of(p, ex.machine().b);
     auto go = [&]<class T>(T*) {
         return run_typed<T>(ex, n, exclusive, seed,
                             [&](kl::gspan<const T> in, kl::gspan<T> out) { chained_scan(ex, in, out, n, exclusive, c); });

@@ -40,46 +40,6 @@ constexpr std::int32_t tile_threads = 256;  // tile_fw_policy::threads
 constexpr std::uint32_t naive_bx = 64, naive_by = 4;
 constexpr std::uint32_t region_threads = 256, region_rows = 64, region_vectors = 16;
 
-std::uint64_t units(std::uint64_t start, std::uint64_t bytes, std::uint64_t unit) {
-    return bytes == 0 ? 0 : (start + bytes - 1) / unit - start / unit + 1;
-}
-
-// The simulator's placement: blocks in order, each to the least-loaded MP
-// (ties to the lowest index); the launch's time is the busiest MP's.
-std::uint64_t makespan(const std::vector<std::uint64_t>& steps, std::uint64_t k) {
-    using mp = std::pair<std::uint64_t, std::uint64_t>;
-    std::priority_queue<mp, std::vector<mp>, std::greater<>> q;
-    for (std::uint64_t i = 0; i < std::min<std::uint64_t>(k, steps.size()); ++i) q.push({0, i});
-    for (auto s : steps) {
-        auto [l, i] = q.top();
-        q.pop();
-        q.push({l + s, i});
-    }
-    std::uint64_t m = 0;
-    for (; !q.empty(); q.pop()) m = std::max(m, q.top().first);
-    return m;
-}
-
-// A shared warp-instruction's wavefronts (the most distinct words of `words`
-// in one of b banks) and the fewest its distinct words need (ceil(words / b)):
-// the difference is its bank conflicts.
-struct bank_cost {
-    std::uint64_t wf = 0, ideal = 0;
-    bank_cost& operator+=(const bank_cost& o) {
-        wf += o.wf;
-        ideal += o.ideal;
-        return *this;
-    }
-};
-
-bank_cost wavefronts(std::vector<std::uint64_t> words, std::uint64_t b) {
-    std::sort(words.begin(), words.end());
-    words.erase(std::unique(words.begin(), words.end()), words.end());
-    std::vector<std::uint64_t> bank(b, 0);
-    std::uint64_t most = 0;
-    for (auto w : words) most = std::max(most, ++bank[w % b]);
-    return {most, std::max<std::uint64_t>(1, (words.size() + b - 1) / b)};
-}
 
 // Counters of warp-instructions, scaled by `times`.
 struct tally {
@@ -186,7 +146,7 @@ partial_counts naive(const machine& m, std::uint64_t n, const param_values&) {
                 for (std::uint64_t x = 0; x < naive_bx; x += b) live += by * naive_by + y < n && bx * naive_bx + x < n;
             steps.push_back(5 * live);
         }
-    const std::uint64_t time = makespan(steps, m.k());
+    const std::uint64_t time = greedy_makespan(steps, m.k());
     for (std::uint64_t k = 0; k < n; ++k) t.launch(gx * gy, naive_bx * naive_by, time, 0);
     return t.c;
 }
@@ -265,8 +225,8 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                     wb.push_back(b0 + u * b_pitch + tx * 4 + x);
                 }
             }
-            wf_a[w * 16 + u] = wavefronts(wa, b);
-            wf_b[w * 16 + u] = wavefronts(wb, b);
+            wf_a[w * 16 + u] = shared_bank_cost(wa, b);
+            wf_b[w * 16 + u] = shared_bank_cost(wb, b);
         }
     // Staging iterations per warp: A (row group, store wavefronts), B (column run, store wavefronts, lanes' rows).
     struct a_iter { std::uint64_t group; bank_cost store_wf; };
@@ -284,7 +244,7 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                         const std::uint64_t k = g * epv + x * epw + h;
                         words.push_back(k * a_pitch + i);
                     }
-                    wf += wavefronts(words, b);
+                    wf += shared_bank_cost(words, b);
                 }
             a_iters.push_back({e0 / (16 * a_vecs), wf});
         }
@@ -294,7 +254,7 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                 const std::uint64_t e = e0 + l, vl = e % gv, rest = e / gv, k = rest % kc, vc = rest / kc * gv + vl;
                 for (std::uint64_t x = 0; x < 4; ++x) words.push_back(b0 + k * b_pitch + vc * 4 + x);
             }
-            b_iters.push_back({e0, e0 / gv / kc, wavefronts(words, b)});
+            b_iters.push_back({e0, e0 / gv / kc, shared_bank_cost(words, b)});
         }
     }
     const auto live = [](std::uint64_t x, std::uint64_t lo, std::uint64_t n, std::uint64_t s0, std::uint64_t sn) {
@@ -401,7 +361,7 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                 steps.push_back(it->second.steps);
             }
     }
-    t.launch(total_blocks, region_threads, makespan(steps, m.k()), kc * (a_pitch + b_pitch));
+    t.launch(total_blocks, region_threads, greedy_makespan(steps, m.k()), kc * (a_pitch + b_pitch));
 }
 
 std::uint64_t region_chunk(std::uint64_t unit, std::uint64_t M) {

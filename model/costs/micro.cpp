@@ -40,20 +40,6 @@ void for_each_warp(std::uint64_t n, std::uint64_t b, Fn fn) {
         }
 }
 
-std::uint64_t greedy_makespan(const std::vector<std::uint64_t>& block_steps, std::uint64_t k) {
-    using mp = std::pair<std::uint64_t, std::uint64_t>;
-    std::priority_queue<mp, std::vector<mp>, std::greater<>> q;
-    for (std::uint64_t i = 0; i < std::min<std::uint64_t>(k, block_steps.size()); ++i) q.push({0, i});
-    for (auto s : block_steps) {
-        auto [l, i] = q.top();
-        q.pop();
-        q.push({l + s, i});
-    }
-    std::uint64_t m = 0;
-    for (; !q.empty(); q.pop()) m = std::max(m, q.top().first);
-    return m;
-}
-
 partial_counts global_stride(const machine& m, std::uint64_t n, const param_values& p) {
     const std::uint64_t s = static_cast<std::uint64_t>(p.integer("stride"));
     const bool store = p.text("op") == "store";

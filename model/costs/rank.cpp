@@ -228,21 +228,6 @@ std::uint64_t clamp_lanes(std::uint64_t limit, std::uint64_t first, std::uint64_
     return first >= limit ? 0 : std::min(b, limit - first);
 }
 
-// Blocks go in order to the least-loaded of k MPs; the launch's time is the busiest MP's.
-std::uint64_t greedy_makespan(const std::vector<std::uint64_t>& block_steps, std::uint64_t k) {
-    using mp = std::pair<std::uint64_t, std::uint64_t>;
-    std::priority_queue<mp, std::vector<mp>, std::greater<>> q;
-    for (std::uint64_t i = 0; i < std::min<std::uint64_t>(k, block_steps.size()); ++i) q.push({0, i});
-    for (auto s : block_steps) {
-        auto [l, i] = q.top();
-        q.pop();
-        q.push({l + s, i});
-    }
-    std::uint64_t m = 0;
-    for (; !q.empty(); q.pop()) m = std::max(m, q.top().first);
-    return m;
-}
-
 // ---- the builds ----
 
 // Shared offsets (bytes): slot at 0, then the kernel's arrays.

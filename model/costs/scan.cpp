@@ -52,11 +52,6 @@ namespace {
 
 constexpr std::uint64_t sector_bytes = 32;
 
-// Distinct `unit`-byte units covering the bytes [first, first + bytes).
-std::uint64_t units(std::uint64_t first, std::uint64_t bytes, std::uint64_t unit) {
-    return bytes == 0 ? 0 : (first + bytes - 1) / unit - first / unit + 1;
-}
-
 std::uint64_t ceil_log2(std::uint64_t x) { return x <= 1 ? 0 : std::uint64_t(std::bit_width(x - 1)); }
 
 enum class access { load, store, atomic };
@@ -303,7 +298,8 @@ chained_shape shape_of(const machine& m, std::uint64_t n, const param_values& p)
     chained_shape c{};
     c.s = p.text("type") == "u64" ? 8 : 4;
     c.width = vector_bytes / c.s;
-    c.threads = std::stoull(p.text("threads"));
+    const std::string threads = p.text("threads");  // auto: as kernels/scan/scan_runs.hpp's chained_threads
+    c.threads = threads == "auto" ? std::min<std::uint64_t>(512, m.b * m.b) : std::stoull(threads);
     c.items = std::stoull(p.text("items"));
     c.vectors = c.items / c.width;
     c.warps = c.threads / m.b;

@@ -38,6 +38,23 @@ struct closed_form_registrar {
 std::uint64_t strided_units(std::uint64_t lanes, std::uint64_t stride_bytes, std::uint64_t bytes, std::uint64_t unit);
 // Warps with at least one live lane when n threads run in blocks of `block` threads.
 std::uint64_t live_warps(std::uint64_t n, std::uint64_t block, std::uint64_t b);
+// Units of `unit` bytes that `bytes` bytes from byte `start` touch.
+std::uint64_t units(std::uint64_t start, std::uint64_t bytes, std::uint64_t unit);
+// The simulator's placement: blocks, in order, each to the least-loaded of k
+// MPs (ties to the lowest index); the launch's time is the busiest MP's.
+std::uint64_t greedy_makespan(const std::vector<std::uint64_t>& block_steps, std::uint64_t k);
+// A shared warp-instruction on these words: its wavefronts (the most distinct
+// words in one of b banks) and the fewest its distinct words need,
+// ceil(words / b); the difference is its bank conflicts.
+struct bank_cost {
+    std::uint64_t wf = 0, ideal = 0;
+    bank_cost& operator+=(const bank_cost& o) {
+        wf += o.wf;
+        ideal += o.ideal;
+        return *this;
+    }
+};
+bank_cost shared_bank_cost(std::vector<std::uint64_t> words, std::uint64_t b);
 
 }  // namespace agpu::model
 
