@@ -25,13 +25,6 @@ using validate::cuda_executor;
 
 constexpr std::uint64_t max_elements = std::uint64_t(1) << 32;
 
-template <class T>
-std::vector<T> fetch(cuda_executor& ex, kl::gspan<T> src, std::size_t n) {
-    std::vector<T> h(n);
-    ex.download(std::span<T>(h), src);
-    return h;
-}
-
 // Temporary storage for a CUB call, sized by its first (dry) call.
 template <class F>
 void cub_call(cuda_executor& ex, const std::string& name, F call) {

@@ -4,9 +4,13 @@
 
 #include <cstdint>
 #include <random>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "agpu/kl/kl.hpp"
+#include "agpu/model/algorithm.hpp"
 
 namespace agpu::kernels {
 
@@ -50,6 +54,21 @@ std::string first_mismatch(const std::vector<T>& got, const std::vector<T>& want
             return os.str();
         }
     return "";
+}
+
+// A run's check: `got` against the CPU reference `want`.
+template <class T>
+model::check_result compare(const std::vector<T>& got, const std::vector<T>& want, const std::string& what) {
+    const auto m = first_mismatch(got, want, what);
+    return {m.empty(), m.empty() ? what + ": " + std::to_string(want.size()) + " values equal the CPU reference" : m};
+}
+
+// The first n values of a device span, on the host (either executor).
+template <class Exec, class T>
+std::vector<T> fetch(Exec& ex, kl::gspan<T> src, std::size_t n) {
+    std::vector<T> h(n);
+    ex.download(std::span<T>(h), src);
+    return h;
 }
 
 // Blocks of `block` threads covering n threads.

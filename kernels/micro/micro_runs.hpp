@@ -18,19 +18,6 @@ using model::param_values;
 
 inline constexpr std::uint64_t max_threads = std::uint64_t(1) << 24;
 
-inline check_result compare(const std::vector<std::uint32_t>& got, const std::vector<std::uint32_t>& want,
-                            const std::string& what) {
-    const auto m = first_mismatch(got, want, what);
-    return {m.empty(), m.empty() ? what + ": " + std::to_string(want.size()) + " values equal the CPU reference" : m};
-}
-
-template <class Exec, class T>
-std::vector<T> fetch(Exec& ex, kl::gspan<T> src, std::size_t n) {
-    std::vector<T> h(n);
-    ex.download(std::span<T>(h), src);
-    return h;
-}
-
 inline algo_spec global_stride_spec() {
     return {"micro/global-stride", "each thread loads (or stores) one 4-byte word, `stride` words after its neighbour's",
             "threads", 1 << 16, 1, max_threads,

@@ -105,17 +105,7 @@ AGPU_KERNEL void interleaved_build(kl::gspan<const std::uint64_t> words, std::ui
         running += kl::shfl(incl, int(b - 1));
     }
 
-    if (lane == 0) warp_total.store(warp, running);
-    kl::sync_threads();
-    if (warp == 0) {
-        const unsigned warps = B / b;
-        const std::uint32_t own = lane < warps ? warp_total.load(lane) : 0;
-        const std::uint32_t incl = warp_inclusive_scan(own);
-        const std::uint32_t tile_ones = kl::shfl(incl, int(warps - 1));
-        const unsigned long long before = chained_prefix(status, tile, tile_ones);
-        if (lane < warps) warp_base.store(lane, before + (incl - own));
-    }
-    kl::sync_threads();
+    tile_warp_bases(warp_total, warp_base, status, tile, running);
     const std::uint64_t base = warp_base.load(warp);
     for (unsigned it = 0; it < I; ++it) {
         const std::uint64_t j = first + std::uint64_t(it) * (b / 4) + lane / 4;

@@ -162,17 +162,7 @@ AGPU_KERNEL void jacobson_build(kl::gspan<const u64x2> bits, std::uint64_t n, un
         running += kl::shfl(incl, int(b - 1));
     }
 
-    if (lane == 0) warp_total.store(warp, running);
-    kl::sync_threads();
-    if (warp == 0) {
-        const unsigned warps = B / b;
-        const std::uint32_t own = lane < warps ? warp_total.load(lane) : 0;
-        const std::uint32_t incl = warp_inclusive_scan(own);
-        const std::uint32_t tile_ones = kl::shfl(incl, int(warps - 1));
-        const unsigned long long before = chained_prefix(status, tile, tile_ones);
-        if (lane < warps) warp_base.store(lane, before + (incl - own));
-    }
-    kl::sync_threads();
+    tile_warp_bases(warp_total, warp_base, status, tile, running);
     const unsigned sb_per_warp = I * b / g;
     for (unsigned j = kl::thread_rank(); j < tile_chunks / g; j += B) {
         const std::uint64_t sb = tile * (tile_chunks / g) + j;

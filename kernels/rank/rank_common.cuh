@@ -152,6 +152,26 @@ AGPU_DEVICE unsigned long long chained_prefix(kl::gspan<unsigned long long> stat
     if (lane == 0) status.atomic_exch(std::size_t(tile), status_prefix | (exclusive + aggregate));
     return exclusive;
 }
+// A build tile's ones before each of its warps: each warp's `running` total
+// goes to shared memory; warp 0 scans them, takes the tile's prefix by the
+// look-back (chained_prefix) and leaves warp w's base in warp_base[w]. Every
+// thread of the block calls it (two barriers).
+AGPU_DEVICE void tile_warp_bases(kl::sspan<std::uint32_t> warp_total, kl::sspan<unsigned long long> warp_base,
+                                 kl::gspan<unsigned long long> status, unsigned long long tile, std::uint32_t running) {
+    const unsigned lane = kl::lane_id(), warp = kl::warp_id(), b = kl::warp_size();
+    if (lane == 0) warp_total.store(warp, running);
+    kl::sync_threads();
+    if (warp == 0) {
+        const unsigned warps = rank_policy::block_threads / b;
+        const std::uint32_t own = lane < warps ? warp_total.load(lane) : 0;
+        const std::uint32_t incl = warp_inclusive_scan(own);
+        const std::uint32_t tile_ones = kl::shfl(incl, int(warps - 1));
+        const unsigned long long before = chained_prefix(status, tile, tile_ones);
+        if (lane < warps) warp_base.store(lane, before + (incl - own));
+    }
+    kl::sync_threads();
+}
+
 
 // The block's tile, claimed in launch order from the counter `status[tiles]`
 // (uploaded as 0), so that every tile before it belongs to a block already

@@ -176,19 +176,6 @@ inline std::vector<std::uint64_t> expected_answers(const std::string& op, const 
     return want;
 }
 
-inline check_result compare(const std::vector<std::uint64_t>& got, const std::vector<std::uint64_t>& want,
-                            const std::string& what) {
-    const auto m = first_mismatch(got, want, what);
-    return {m.empty(), m.empty() ? what + ": " + std::to_string(want.size()) + " values equal the CPU reference" : m};
-}
-
-template <class Exec, class T>
-std::vector<T> fetch(Exec& ex, kl::gspan<T> src, std::size_t n) {
-    std::vector<T> h(n);
-    ex.download(std::span<T>(h), src);
-    return h;
-}
-
 // The status words and tile counter of a chained build, all zero.
 template <class Exec>
 kl::gspan<unsigned long long> zeroed_status(Exec& ex, std::uint64_t tiles) {

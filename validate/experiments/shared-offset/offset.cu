@@ -4,12 +4,17 @@
 // the same counters as agpu's CUPTI collector. Not part of the build: a
 // one-off probe whose output is committed beside it (see README.md).
 #include <cstdio>
-#include <cstdlib>
+#include <stdexcept>
+#include <string>
 #include <cstdint>
 #include <cuda_runtime.h>
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
-  std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); std::exit(1); } } while (0)
+// A failed CUDA call throws, naming the call and CUDA's message; main reports it.
+struct cuda_failure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) \
+  throw cuda_failure(std::string(#x) + ": " + cudaGetErrorString(e_)); } while (0)
 
 // FILL: 0 = shared memory not written (loads read whatever is there),
 //       1 = the tile of 32*s words written by the first 32*s threads (as agpu's kernel),
@@ -33,7 +38,18 @@ __global__ void sld(std::uint32_t* out, unsigned s, unsigned repeat) {
 
 struct variant { const char* name; void (*k)(std::uint32_t*, unsigned, unsigned); };
 
+static int run();
+
 int main() {
+  try {
+    return run();
+  } catch (const cuda_failure& e) {
+    std::fprintf(stderr, "offset: %s\n", e.what());
+    return 1;
+  }
+}
+
+static int run() {
   const variant vs[] = {
     {"agpu",            sld<1, 1, 0>},  // micro/shared-stride as measured
     {"no_fill",         sld<0, 1, 0>},
