@@ -50,8 +50,8 @@ inline model::param_spec graph_param() {
             0};
 }
 
-inline model::param_spec tile_param(const char* dflt) {
-    return {"t", "tile side t: the matrix is padded with inf to a multiple of t", dflt, {"16", "32", "64"}, 0, 0};
+inline model::param_spec tile_param(const char* dflt, std::vector<std::string> sides = {"16", "32", "64"}) {
+    return {"t", "tile side t: the matrix is padded with inf to a multiple of t", dflt, std::move(sides), 0, 0};
 }
 
 inline algo_spec naive_spec() {
@@ -68,7 +68,8 @@ inline algo_spec blocked_spec() {
             max_vertices,
             {tile_param("32"),
              {"method",
-              "A: register-blocked min-plus product (64 x 64 outputs per 256-thread block, 4 x 4 per thread); "
+              "A: register-blocked min-plus product (256-thread blocks of 128 x 128 outputs, 8 x 8 per thread, where the "
+              "product spans 128 x 128; 64 x 64, 4 x 4 per thread, otherwise); "
               "B: two-level blocking (one t x t tile per block of t*t2 threads, strips of t2)",
               "A",
               {"A", "B"},
@@ -99,7 +100,7 @@ inline algo_spec dpx_spec() {
             512,
             1,
             max_vertices,
-            {tile_param("64"),
+            {tile_param("64", {"16", "32", "64", "128"}),
              {"width", "distance bits: 32, or 16 (inf = 2^14 - 1; finite distances must stay below 2^13)", "32",
               {"32", "16"}, 0, 0},
              graph_param()}};
@@ -201,29 +202,45 @@ kl::gspan<T> upload_matrix(Exec& ex, const graph& g, std::uint32_t np, T inf) {
 // Floyd-Warshall on the t x t diagonal tile at (origin, origin).
 template <class T, class Exec>
 void launch_tile_fw(Exec& ex, const char* name, kl::gspan<T> d, std::uint32_t np, std::uint32_t origin, unsigned t) {
-    const std::size_t smem = std::size_t(t) * t * 4;
-    const unsigned threads = tile_fw_policy::threads;
+    const auto go = [&]<unsigned Tile>(std::integral_constant<unsigned, Tile>) {
+        ex.launch(name, tile_fw<T, Tile>, {1}, {tile_fw_policy::threads(Tile)}, tile_fw_policy::shared_bytes(Tile), d,
+                  std::uint64_t(np), origin);
+    };
     switch (t) {
-        case 16: ex.launch(name, tile_fw<T, 16>, {1}, {threads}, smem, d, std::uint64_t(np), origin); break;
-        case 32: ex.launch(name, tile_fw<T, 32>, {1}, {threads}, smem, d, std::uint64_t(np), origin); break;
-        case 64: ex.launch(name, tile_fw<T, 64>, {1}, {threads}, smem, d, std::uint64_t(np), origin); break;
-        default: throw input_error("option --set t", "must be 16, 32 or 64");
+        case 16: go(std::integral_constant<unsigned, 16>{}); break;
+        case 32: go(std::integral_constant<unsigned, 32>{}); break;
+        case 64: go(std::integral_constant<unsigned, 64>{}); break;
+        case 128: go(std::integral_constant<unsigned, 128>{}); break;
+        default: throw input_error("option --set t", "must be 16, 32, 64 or 128");
     }
 }
 
-// The inner chunk of minplus_regions: the largest of 64, 32, 16 that divides
-// `unit` (every inner length is a multiple of it) and whose two staged
-// 64-word-wide parts fit in the machine's M words.
+// The shape of one minplus_regions launch: F (regions of 64F rows x 64F
+// words) and the inner chunk kc, the largest of 64, 32, 16 that divides `unit`
+// (every inner length is a multiple of it) and whose staged parts fit in the
+// machine's M words. F = 2 where every job spans at least 128 rows and 128
+// words of columns and its chunk fits; F = 1 otherwise.
+struct region_shape {
+    unsigned F = 1, kc = 16;
+};
+
+template <unsigned F>
 inline unsigned region_chunk(unsigned unit, std::uint64_t M) {
-    for (unsigned kc = region_policy::max_kc; kc >= 16; kc /= 2)
-        if (unit % kc == 0 && region_policy::shared_bytes(kc) <= M * 4) return kc;
+    for (unsigned kc = region_policy<F>::max_kc; kc >= 16; kc /= 2)
+        if (unit % kc == 0 && region_policy<F>::shared_bytes(kc) <= M * 4) return kc;
+    return 0;
+}
+
+inline region_shape pick_region_shape(unsigned unit, std::uint64_t M, bool wide) {
+    if (const unsigned kc = wide ? region_chunk<2>(unit, M) : 0) return {2, kc};
+    if (const unsigned kc = region_chunk<1>(unit, M)) return {1, kc};
     throw input_error("device", "M = " + std::to_string(M) +
                                     " words is below the 2048 that the min-plus product's smallest chunk stages");
 }
 
-// A job of minplus_regions; `epv` distances per 16-byte vector.
+// A job of minplus_regions (regions_x and blocks are set at launch).
 inline region_job make_job(std::uint32_t row0, std::uint32_t rows, std::uint32_t col0, std::uint32_t cols,
-                           std::uint32_t a_col0, std::uint32_t b_row0, std::uint32_t inner, unsigned epv) {
+                           std::uint32_t a_col0, std::uint32_t b_row0, std::uint32_t inner) {
     region_job j{};
     j.row0 = row0;
     j.rows = rows;
@@ -232,30 +249,46 @@ inline region_job make_job(std::uint32_t row0, std::uint32_t rows, std::uint32_t
     j.a_col0 = a_col0;
     j.b_row0 = b_row0;
     j.inner = inner;
-    const std::uint32_t width = region_policy::vectors * epv;
-    j.regions_x = (cols + width - 1) / width;
-    j.blocks = j.regions_x * ((rows + region_policy::rows - 1) / region_policy::rows);
     return j;
 }
 
+// Launches L's jobs with regions of 64F rows x 64F words; `unit` divides
+// every inner length. F = 2 when every job is at least 128 x 128 words.
 template <class Relax, class Exec>
 void launch_regions(Exec& ex, const char* name, kl::gspan<word4<typename Relax::word>> m, std::uint32_t np,
-                    region_launch L) {
-    const std::uint32_t pitch = np / (4 * Relax::per_word);
-    const unsigned blocks = L.job[0].blocks + (L.jobs == 2 ? L.job[1].blocks : 0);
-    ex.launch(name, minplus_regions<Relax>, {blocks}, {region_policy::threads}, region_policy::shared_bytes(L.kc), m,
-              pitch, L);
+                    region_launch L, unsigned unit) {
+    constexpr unsigned epw = Relax::per_word, epv = 4 * epw;
+    bool wide = true;
+    for (std::uint32_t i = 0; i < L.jobs; ++i) wide &= L.job[i].rows >= 128 && L.job[i].cols / epw >= 128;
+    const region_shape shape = pick_region_shape(unit, ex.machine().M, wide);
+    L.kc = shape.kc;
+    const auto go = [&]<unsigned F>(std::integral_constant<unsigned, F>) {
+        using P = region_policy<F>;
+        unsigned blocks = 0;
+        for (std::uint32_t i = 0; i < L.jobs; ++i) {
+            region_job& j = L.job[i];
+            j.regions_x = (j.cols + P::vectors * epv - 1) / (P::vectors * epv);
+            j.blocks = j.regions_x * ((j.rows + P::rows - 1) / P::rows);
+            blocks += j.blocks;
+        }
+        const std::uint32_t pitch = np / epv;
+        ex.launch(name, minplus_regions<Relax, F>, {blocks}, {P::threads}, P::shared_bytes(L.kc), m, pitch, L);
+    };
+    if (shape.F == 2)
+        go(std::integral_constant<unsigned, 2>{});
+    else
+        go(std::integral_constant<unsigned, 1>{});
 }
 
 // Blocked Floyd-Warshall with the register-blocked product (method A, dpx):
-// per pivot K, tile_fw on T(K, K); one launch for the pivot row (a 64-row
-// region job whose only output rows are the band) and column; one for the rest.
+// per pivot K, tile_fw on T(K, K); one launch for the pivot row (a region
+// job whose only output rows are the band) and column; one for the rest.
 template <class Relax, class T, class Exec>
 void blocked_regions(Exec& ex, kl::gspan<T> d, std::uint32_t np, unsigned t) {
     using V = word4<typename Relax::word>;
     constexpr unsigned epv = 4 * Relax::per_word;
     const kl::gspan<V> m(reinterpret_cast<V*>(d.data()), std::size_t(np) * np / epv);
-    const unsigned kc = region_chunk(t, ex.machine().M), gv = std::min(region_policy::vectors, t / epv);
+    const unsigned gv = std::min(16u, t / epv);
     const std::uint32_t tiles = np / t;
     for (std::uint32_t K = 0; K < tiles; ++K) {
         const std::uint32_t band = K * t;
@@ -263,22 +296,20 @@ void blocked_regions(Exec& ex, kl::gspan<T> d, std::uint32_t np, unsigned t) {
         if (tiles == 1) break;
         region_launch rc;
         rc.jobs = 2;
-        rc.kc = kc;
         rc.gv = gv;
-        rc.job[0] = make_job(band, t, 0, np, band, band, t, epv);  // pivot row: A is the pivot tile
+        rc.job[0] = make_job(band, t, 0, np, band, band, t);  // pivot row: A is the pivot tile
         rc.job[0].skip_col0 = band;
         rc.job[0].skip_cols = t;
-        rc.job[1] = make_job(0, np, band, t, band, band, t, epv);  // pivot column: B is the pivot tile
+        rc.job[1] = make_job(0, np, band, t, band, band, t);  // pivot column: B is the pivot tile
         rc.job[1].skip_row0 = band;
         rc.job[1].skip_rows = t;
-        launch_regions<Relax>(ex, "pivot_row_column", m, np, rc);
+        launch_regions<Relax>(ex, "pivot_row_column", m, np, rc, t);
         region_launch rest;
-        rest.kc = kc;
         rest.gv = gv;
-        rest.job[0] = make_job(0, np, 0, np, band, band, t, epv);
+        rest.job[0] = make_job(0, np, 0, np, band, band, t);
         rest.job[0].skip_row0 = rest.job[0].skip_col0 = band;
         rest.job[0].skip_rows = rest.job[0].skip_cols = t;
-        launch_regions<Relax>(ex, "other_tiles", m, np, rest);
+        launch_regions<Relax>(ex, "other_tiles", m, np, rest, t);
     }
 }
 
@@ -329,32 +360,30 @@ void blocked_strips(Exec& ex, kl::gspan<std::int32_t> d, std::uint32_t np, unsig
 // and both give the same product.
 template <class Exec>
 void recursive_fw(Exec& ex, kl::gspan<std::int32_t> d, kl::gspan<word4<std::int32_t>> m, std::uint32_t np,
-                  unsigned tr, unsigned kc, std::uint32_t o, std::uint32_t blocks) {
+                  unsigned tr, std::uint32_t o, std::uint32_t blocks) {
     if (blocks == 1) {
         launch_tile_fw(ex, "base_fw", d, np, o, tr);
         return;
     }
-    constexpr unsigned epv = 4;
     const std::uint32_t b1 = (blocks + 1) / 2, n1 = b1 * tr, n2 = (blocks - b1) * tr;
     region_launch L;
-    L.kc = kc;
-    L.gv = std::min(region_policy::vectors, tr / epv);
-    recursive_fw(ex, d, m, np, tr, kc, o, b1);
+    L.gv = std::min(16u, tr / 4);
+    recursive_fw(ex, d, m, np, tr, o, b1);
     L.jobs = 2;
-    L.job[0] = make_job(o, n1, o + n1, n2, o, o, n1, epv);  // A12 = A11 A12
-    L.job[1] = make_job(o + n1, n2, o, n1, o, o, n1, epv);  // A21 = A21 A11
-    launch_regions<relax_plain>(ex, "panels_by_a11", m, np, L);
+    L.job[0] = make_job(o, n1, o + n1, n2, o, o, n1);  // A12 = A11 A12
+    L.job[1] = make_job(o + n1, n2, o, n1, o, o, n1);  // A21 = A21 A11
+    launch_regions<relax_plain>(ex, "panels_by_a11", m, np, L, tr);
     L.jobs = 1;
-    L.job[0] = make_job(o + n1, n2, o + n1, n2, o, o, n1, epv);  // A22 = min(A22, A21 A12)
-    launch_regions<relax_plain>(ex, "a22_update", m, np, L);
-    recursive_fw(ex, d, m, np, tr, kc, o + n1, blocks - b1);
+    L.job[0] = make_job(o + n1, n2, o + n1, n2, o, o, n1);  // A22 = min(A22, A21 A12)
+    launch_regions<relax_plain>(ex, "a22_update", m, np, L, tr);
+    recursive_fw(ex, d, m, np, tr, o + n1, blocks - b1);
     L.jobs = 2;
-    L.job[0] = make_job(o, n1, o + n1, n2, o + n1, o + n1, n2, epv);  // A12 = A12 A22
-    L.job[1] = make_job(o + n1, n2, o, n1, o + n1, o + n1, n2, epv);  // A21 = A22 A21
-    launch_regions<relax_plain>(ex, "panels_by_a22", m, np, L);
+    L.job[0] = make_job(o, n1, o + n1, n2, o + n1, o + n1, n2);  // A12 = A12 A22
+    L.job[1] = make_job(o + n1, n2, o, n1, o + n1, o + n1, n2);  // A21 = A22 A21
+    launch_regions<relax_plain>(ex, "panels_by_a22", m, np, L, tr);
     L.jobs = 1;
-    L.job[0] = make_job(o, n1, o, n1, o + n1, o + n1, n2, epv);  // A11 = min(A11, A12 A21)
-    launch_regions<relax_plain>(ex, "a11_update", m, np, L);
+    L.job[0] = make_job(o, n1, o, n1, o + n1, o + n1, n2);  // A11 = min(A11, A12 A21)
+    launch_regions<relax_plain>(ex, "a11_update", m, np, L, tr);
 }
 
 // ---------------------------------------------------------------- runs
@@ -397,13 +426,19 @@ check_result run_recursive(Exec& ex, std::uint64_t n, const param_values& p, std
     auto d = upload_matrix<std::int32_t>(ex, g, np, inf32);
     using V = word4<std::int32_t>;
     const kl::gspan<V> m(reinterpret_cast<V*>(d.data()), std::size_t(np) * np / 4);
-    recursive_fw(ex, d, m, np, tr, region_chunk(tr, ex.machine().M), 0, np / tr);
+    recursive_fw(ex, d, m, np, tr, 0, np / tr);
     return check_distances(g, fetch_widened(ex, d, std::size_t(np) * np), np, inf32);
 }
 
 template <class Exec>
 check_result run_dpx(Exec& ex, std::uint64_t n, const param_values& p, std::uint64_t seed) {
     const unsigned t = unsigned(p.integer("t"));
+    if (tile_fw_policy::threads(t) > ex.device().hw.max_threads_per_block)
+        throw input_error("option --set t", "t = " + std::to_string(t) + " runs the pivot tile on " +
+                                                std::to_string(tile_fw_policy::threads(t)) +
+                                                " threads per block, more than the " +
+                                                std::to_string(ex.device().hw.max_threads_per_block) + " of device " +
+                                                ex.device().id);
     const graph& g = cached_graph(parse_graph_kind(p.text("graph")), std::uint32_t(n), seed);
     const std::uint32_t np = round_up(n, t);
     if (p.integer("width") == 32) {

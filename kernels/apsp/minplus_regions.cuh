@@ -8,46 +8,50 @@
 // rows x columns [a_col0, a_col0 + inner), B rows [b_row0, b_row0 + inner) x
 // C's columns; C[i][j] = min(C[i][j], min_k A[i][k] + B[k][j]).
 //
-// Thread blocks: 256 threads (16 x 16) per region of 64 rows x 64 words
-// (64 int32 columns, or 128 int16 columns in the packed variant). Thread
-// (ty, tx) keeps rows 4ty..4ty+3 x words 4tx..4tx+3 of C in 16 registers.
-// The inner dimension is streamed in chunks of kc (16, 32 or 64): the block
-// stages A's 64 x kc part transposed (A^T, one row per k) and B's kc x 64
-// part in shared memory, then for each k every thread reads one 16-byte
-// vector of each (its 4 rows of A[.][k], its 4 words of B[k][.]) and does 16
-// relaxations on registers: 2 shared loads per 16 relaxations. Relax picks
-// the instruction: min(c, a + b), DPX add-min, or the packed 16-bit add-min
-// (two relaxations per instruction).
+// Thread blocks: 256 threads per region of 64F rows x 64F words (F = 1 or 2;
+// 64F int32 columns, or 128F int16 columns in the packed variant). Thread
+// (ty, tx), ty, tx < 16, keeps rows 4ty + 64f .. +3 x the words of vectors
+// tx + 16g (f, g < F) of C in 16F² registers. A warp's lanes are 4 ty x 8 tx
+// (warp w: ty = 4(w / 2) + lane / 8, tx = 8(w mod 2) + lane mod 8), so each
+// half-warp reads 2 vectors of A and 8 of B: one wavefront each, since the
+// H100 serves a 16-byte shared access per half-warp (a 2 x 16 layout would
+// take 2 and 4). The inner dimension is streamed in chunks of kc (16, 32 or
+// 64): the block stages A's 64F x kc part transposed (A^T, one row per k)
+// and B's kc x 64F part in shared memory, then for each k every thread reads
+// F vectors of each and does 16F² relaxations on registers. Relax picks the
+// instruction: min(c, a + b), DPX add-min, or the packed 16-bit add-min (two
+// relaxations per instruction). F = 2 (8 x 8 words per thread, ~100
+// registers, 2 blocks per SM) halves the shared loads and the A and B
+// traffic per update against F = 1 (4 x 4, 56 registers, 4 blocks per SM);
+// launches pick F = 2 for jobs at least 128 words both ways when its chunk
+// fits the machine's M.
 //
-// Shared layout: A^T's rows are padded to 68 words and B's to 72 (18
-// vectors). The transposing stores of A (a warp: 16 rows x 2 vectors, i.e.
-// the same 16 rows at k and k + 4: 4·68 = 16 mod 32 banks apart) and B's
-// staging stores (runs of gv vectors over 32/gv rows of k, 72 = 8 mod 32)
-// spread over all banks, and the reads need no address arithmetic beyond
-// k·pitch (an XOR swizzle did the same with 12 more registers per thread).
-// Reads: A 1 wavefront (2 distinct vectors per warp), B 2 (64 distinct
-// words). In the 16-bit variant a warp's two A vectors are 8 k apart
-// (8·68 = 0 mod 32): its transposing stores cost 2 wavefronts each.
+// Shared layout: A^T's rows are padded to 64F + 4 words and B's to 64F + 8.
+// The transposing stores of A (a warp: 16 rows x 2 vectors, i.e. the same 16
+// rows at k and k + 4: 4(64F + 4) = 16 mod 32 banks apart) and B's staging
+// stores (runs of gv vectors over 32/gv rows of k, 64F + 8 = 8 mod 32) spread
+// over all banks. In the 16-bit variant a warp's two A vectors are 8 k apart
+// (0 mod 32): its transposing stores cost 2 wavefronts each.
 //
 // Columns that are outputs come in runs of gv vectors (gv = the tile width,
-// at most 16): the B staging gives each warp one run, so whether it loads is
-// the same for all its lanes; rows come in runs of 16. Rows and columns that
-// are not outputs are staged as inf and never loaded; a thread whose outputs
-// are not outputs computes on registers and stores nothing; a block with no
-// output returns at once.
+// at most 16); rows in runs of 16. Rows and columns that are not outputs are
+// staged as inf and never loaded or stored (predicated accesses, load_if and
+// store_if: one warp-instruction per unrolled access whichever lanes are
+// off); a block with no output returns at once.
 //
 // AGPU cost of a full region (no masked parts) with inner length L in chunks
-// of kc, b = 32, d bytes per distance: global 4 vector loads and 4 vector
-// stores of C per thread (16 sectors each per warp), per block L/(2·per_word)
-// warp-loads of A and L/2 of B (16 sectors each); shared per k
-// per warp 2 loads (1 + 2 wavefronts), staging stores at the minimum
-// (1 wavefront per scalar store, 2 in the 16-bit variant, 4 per vector
-// store); 2·L/kc - 1 barriers;
-// 16 compute instructions per k per thread. Per update: 3/512 shared
-// wavefronts and 2d/L + 2d/64 global bytes (C once, the A and B strips).
+// of kc, b = 32, d bytes per distance: global 4F² vector loads and stores of
+// C per thread (16 sectors per warp-instruction), per chunk the staging loads
+// of A (16 rows x 32 bytes per warp-instruction) and B; shared per k per warp
+// 2F loads of 2 wavefronts each, staging stores at the minimum (1 wavefront
+// per scalar store, 2 in the 16-bit variant, 4 per vector store); 2·L/kc - 1
+// barriers; 16F² compute instructions per k per thread and 16F² more for the
+// final min with C. Per update:
+// 4/(512F) shared wavefronts and 2d/L + 2d/(64F) global bytes (C once, the A
+// and B strips).
 //
 // Assumptions: rows, cols, band edges and inner are multiples of 16 (tiles of
-// 16, 32 or 64); kc divides inner and 140·kc words fit in shared memory;
+// 16, 32, 64 or 128); kc divides inner and the chunk fits in shared memory;
 // pitch (16-byte vectors per matrix row) covers the padded matrix.
 #pragma once
 
@@ -55,20 +59,22 @@
 
 namespace agpu::kernels::apsp {
 
+template <unsigned F>
 struct region_policy {
-    // 64 x 64-word regions of 256 threads, 4 x 4 words each: 16 independent
-    // accumulators per thread hide the DPX latency; 2 LDS.128 per 16 DPX
-    // keep the shared-memory pipe at 3 wavefronts per 16 DPX instructions
-    // of a warp (32 cycles of a half-rate pipe; the pipe takes 1 per cycle);
-    // 56 registers (ptxas, sm_90) let 4 blocks, 32 warps, share an H100 SM
-    // (35 KB of shared memory each at kc = 64).
+    static_assert(F == 1 || F == 2, "regions of 64 or 128 words");
     static constexpr unsigned threads = 256, side = 16;
-    static constexpr unsigned rows = 64, vectors = 16;  // region: 64 rows x 16 vectors of 4 words
+    static constexpr unsigned rows = 64 * F, vectors = 16 * F;  // region: 64F rows x 16F vectors of 4 words
     static constexpr unsigned max_kc = 64;
-    // Row pitches in shared memory: A^T 68 words (17 vectors), B 72 (18).
-    static constexpr unsigned a_pitch = 68, b_pitch = 72;
+    static constexpr unsigned unroll = 16;  // k per unrolled body
+    // Row pitches in shared memory (words): A^T 64F + 4, B 64F + 8.
+    static constexpr unsigned a_pitch = 64 * F + 4, b_pitch = 64 * F + 8;
+    // Resident blocks per SM the register budget is for (ptxas: 56 and ~100 registers).
+    static constexpr unsigned min_blocks = F == 1 ? 4 : 2;
     // Shared bytes for chunk kc: A^T and B, kc rows each.
     static constexpr std::size_t shared_bytes(unsigned kc) { return std::size_t(kc) * (a_pitch + b_pitch) * 4; }
+    // The thread's (ty, tx) in the 16 x 16 grid: warps of 4 ty x 8 tx.
+    static AGPU_HOST_DEVICE unsigned ty(unsigned tid) { return tid / 64 * 4 + tid % 32 / 8; }
+    static AGPU_HOST_DEVICE unsigned tx(unsigned tid) { return tid / 32 % 2 * 8 + tid % 8; }
 };
 
 struct region_job {
@@ -86,13 +92,14 @@ struct region_launch {
 };
 
 // m: the padded matrix as 16-byte vectors, `pitch` vectors per row.
-template <class Relax>
-AGPU_KERNEL void minplus_regions(kl::gspan<word4<typename Relax::word>> m, std::uint32_t pitch, region_launch L) {
+template <class Relax, unsigned F>
+AGPU_KERNEL AGPU_BOUNDS(256, region_policy<F>::min_blocks) void minplus_regions(
+    kl::gspan<word4<typename Relax::word>> m, std::uint32_t pitch, region_launch L) {
     using W = typename Relax::word;
     using V = word4<W>;
+    using P = region_policy<F>;
     constexpr unsigned epw = Relax::per_word, epv = 4 * epw;  // distances per word, per vector
-    constexpr unsigned R = region_policy::rows, RV = region_policy::vectors, side = region_policy::side;
-    constexpr unsigned threads = region_policy::threads;
+    constexpr unsigned R = P::rows, RV = P::vectors, side = P::side, threads = P::threads;
 
     const bool second = kl::block_idx().x >= L.job[0].blocks;
     const region_job J = second ? L.job[1] : L.job[0];
@@ -113,51 +120,84 @@ AGPU_KERNEL void minplus_regions(kl::gspan<word4<typename Relax::word>> m, std::
         all_skipped(col_base, kl::min(col_base + RV * epv, J.col0 + J.cols), J.skip_col0, J.skip_cols))
         return;
 
-    const unsigned tid = kl::thread_rank(), ty = tid / side, tx = tid % side;
-    const std::uint32_t my_row = row_base + 4 * ty, my_col = col_base + tx * epv;
-    const bool active = row_live(my_row) && col_live(my_col);
+    const unsigned tid = kl::thread_rank(), ty = P::ty(tid), tx = P::tx(tid);
     const V inf_v = splat4(Relax::inf_word);
-    V c[4];
-    for (unsigned r = 0; r < 4; ++r)
-        c[r] = active ? m.load(std::uint64_t(my_row + r) * pitch + my_col / epv) : inf_v;
+    // Bit F·f + g: the thread's outputs in row group f and column vector g are
+    // live (one register through the loop, not the job's bounds).
+    unsigned on = 0;
+    for (unsigned f = 0; f < F; ++f)
+        for (unsigned g = 0; g < F; ++g)
+            if (row_live(row_base + 64 * f + 4 * ty) && col_live(col_base + (tx + 16 * g) * epv)) on |= 1u << (F * f + g);
+    // C's vectors: c0 + (64f + r)·pitch + 16g (32-bit: the matrix has at most
+    // 2^28 vectors). The product A ⊗ B accumulates from inf in registers and
+    // meets C only at the end: C's loads wait for nothing at the start, and
+    // the L2 prefetch issued here has them in the L2 by then (DRAM latency
+    // hidden behind the product; a hint that neither the simulator nor the
+    // model counts as an access).
+    const std::uint32_t c0 = (row_base + 4 * ty) * pitch + col_base / epv + tx;
+    for (unsigned f = 0; f < F; ++f)
+        for (unsigned r = 0; r < 4; ++r)
+            for (unsigned g = 0; g < F; ++g)
+                if (on >> (F * f + g) & 1) m.prefetch_l2(c0 + (64 * f + r) * pitch + 16 * g);
+    V c[4 * F][F];
+    for (unsigned f = 0; f < 4 * F; ++f)
+        for (unsigned g = 0; g < F; ++g) c[f][g] = inf_v;
 
-    constexpr unsigned AP = region_policy::a_pitch, BPV = region_policy::b_pitch / 4;
+    constexpr unsigned AP = P::a_pitch, APV = AP / 4, BPV = P::b_pitch / 4;
     const auto sv = kl::dynamic_shared<V>();  // A^T: kc rows of AP words; then B: kc rows of BPV vectors
     const auto sw = kl::dynamic_shared<W>();
-    const unsigned kc = L.kc, gv = L.gv, a_vecs = kc / epv, b0 = kc * AP / 4;
+    const unsigned kc = L.kc, gv = L.gv, a_vecs = kc / epv, b0 = kc * APV;
     for (std::uint32_t k0 = 0; k0 < J.inner; k0 += kc) {
         if (k0 != 0) kl::sync_threads();
-        // A's 64 x kc part, transposed: lanes take 16 rows x 2 vectors.
-        for (unsigned e = tid; e < R * a_vecs; e += threads) {
+        // A's R x kc part, transposed: lanes take 16 rows x 2 vectors.
+        AGPU_NO_UNROLL for (unsigned e = tid; e < R * a_vecs; e += threads) {
             const unsigned i = e / (side * a_vecs) * side + e % side, g = e / side % a_vecs;
             const std::uint32_t row = row_base + i;
-            const V v = row_live(row) ? m.load(std::uint64_t(row) * pitch + (J.a_col0 + k0) / epv + g) : inf_v;
+            const V v = m.load_if(row_live(row), std::uint64_t(row) * pitch + (J.a_col0 + k0) / epv + g, inf_v);
             for (unsigned w = 0; w < 4; ++w)
                 for (unsigned h = 0; h < epw; ++h) {
                     const unsigned k = g * epv + w * epw + h;
                     sw.store(k * AP + i, Relax::spread(v.w[w], h));
                 }
         }
-        // B's kc x 64-word part: lanes take runs of gv vectors over 32/gv rows.
-        for (unsigned e = tid; e < kc * RV; e += threads) {
+        // B's kc x RV-vector part: lanes take runs of gv vectors over 32/gv rows.
+        AGPU_NO_UNROLL for (unsigned e = tid; e < kc * RV; e += threads) {
             const unsigned vl = e % gv, rest = e / gv, k = rest % kc, vc = rest / kc * gv + vl;
             const std::uint32_t col = col_base + vc * epv;
-            const V v = col_live(col) ? m.load(std::uint64_t(J.b_row0 + k0 + k) * pitch + col / epv) : inf_v;
+            const V v = m.load_if(col_live(col), std::uint64_t(J.b_row0 + k0 + k) * pitch + col / epv, inf_v);
             sv.store(b0 + k * BPV + vc, v);
         }
         kl::sync_threads();
-        for (unsigned k16 = 0; k16 < kc; k16 += 16)
-            unrolled<16>([&](auto u) {
+        for (unsigned k16 = 0; k16 < kc; k16 += P::unroll)
+            unrolled<P::unroll>([&](auto u) {
                 const unsigned k = k16 + u;
-                const V a = sv.load(k * (AP / 4) + ty);
-                const V b = sv.load(b0 + k * BPV + tx);
-                for (unsigned r = 0; r < 4; ++r)
-                    for (unsigned w = 0; w < 4; ++w) c[r].w[w] = Relax::relax(a.w[r], b.w[w], c[r].w[w]);
-                kl::compute(16);
+                V a[F], b[F];
+                for (unsigned f = 0; f < F; ++f) a[f] = sv.load(k * APV + ty + 16 * f);
+                for (unsigned g = 0; g < F; ++g) b[g] = sv.load(b0 + k * BPV + tx + 16 * g);
+                for (unsigned f = 0; f < F; ++f)
+                    for (unsigned r = 0; r < 4; ++r)
+                        for (unsigned g = 0; g < F; ++g)
+                            for (unsigned w = 0; w < 4; ++w)
+                                c[4 * f + r][g].w[w] = Relax::relax(a[f].w[r], b[g].w[w], c[4 * f + r][g].w[w]);
+                kl::compute(16 * F * F);
             });
     }
-    if (active)
-        for (unsigned r = 0; r < 4; ++r) m.store(std::uint64_t(my_row + r) * pitch + my_col / epv, c[r]);
+    // C = min(C, A ⊗ B): relax with a zero operand. The addresses again, from
+    // c0 hidden from nvcc: 16 addresses kept from the prefetch would cost 16
+    // registers through the loop.
+    const std::uint32_t c1 = kl::opaque(c0), pitch1 = kl::opaque(pitch);
+    const W zero = 0;
+    for (unsigned f = 0; f < F; ++f)
+        for (unsigned r = 0; r < 4; ++r)
+            for (unsigned g = 0; g < F; ++g) {
+                const bool out = on >> (F * f + g) & 1;
+                const std::uint32_t at = c1 + (64 * f + r) * pitch1 + 16 * g;
+                const V old = m.load_if(out, at, inf_v);
+                V& v = c[4 * f + r][g];
+                for (unsigned w = 0; w < 4; ++w) v.w[w] = Relax::relax(v.w[w], zero, old.w[w]);
+                m.store_if(out, at, v);
+            }
+    kl::compute(16 * F * F);
 }
 
 }  // namespace agpu::kernels::apsp

@@ -8,9 +8,10 @@
 // distinct words asked of one bank, barriers, compute notes) and, per block,
 // its steps, then place the blocks on the k MPs as the simulator does (in
 // order, each on the least-loaded MP). The policy constants are the kernels'
-// (kernels/apsp/*.cuh): tile_fw 256 threads, naive 64 x 4, regions 64 rows x
-// 64 words of 256 threads (16 x 16, 4 x 4 words each; shared rows of 68 and
-// 72 words), strips t*t2 threads.
+// (kernels/apsp/*.cuh): tile_fw 256 threads (1024 at t = 128), naive 64 x 4,
+// regions of 64F rows x 64F words of 256 threads (16 x 16, 4F x 4F words
+// each, warps of 4 x 8 threads; shared rows of 64F + 4 and 64F + 8 words; a
+// 16-byte shared access served per half-warp), strips t*t2 threads.
 //
 // Launches: naive n; blocked and dpx 3·n_p/t (1 when n_p = t); recursive
 // 5·n_p/t_r - 4; n_p is n padded to the tile (t, t_r). The source paper's
@@ -27,6 +28,7 @@
 #include <bit>
 #include <map>
 #include <queue>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -36,9 +38,8 @@ namespace agpu::model {
 namespace {
 
 constexpr std::uint64_t sector = 32;
-constexpr std::int32_t tile_threads = 256;  // tile_fw_policy::threads
 constexpr std::uint32_t naive_bx = 64, naive_by = 4;
-constexpr std::uint32_t region_threads = 256, region_rows = 64, region_vectors = 16;
+constexpr std::uint32_t region_threads = 256;
 
 
 // Counters of warp-instructions, scaled by `times`.
@@ -153,8 +154,108 @@ partial_counts naive(const machine& m, std::uint64_t n, const param_values&) {
 
 // ---------------------------------------------------------------- tile_fw
 
-// One launch of tile_fw on a tile of side `tile`, elements of es bytes.
-void tile_fw(tally& t, const machine& m, std::uint64_t tile, std::uint64_t es) {
+// A shared warp-instruction of one 16-byte vector per lane (vector indices in
+// lane order): served per half-warp, as the simulator and the H100 do.
+bank_cost vector_cost(const std::vector<std::uint64_t>& vecs, std::uint64_t b) {
+    bank_cost c;
+    for (std::uint64_t half = 0; half < 2; ++half) {
+        std::vector<std::uint64_t> words;
+        for (std::uint64_t l = half * b / 2; l < std::min<std::uint64_t>(vecs.size(), (half + 1) * b / 2); ++l)
+            for (std::uint64_t x = 0; x < 4; ++x) words.push_back(vecs[l] * 4 + x);
+        if (!words.empty()) c += shared_bank_cost(words, b);
+    }
+    return c;
+}
+
+// Sectors and b-word blocks that accesses of `bytes` bytes at these byte
+// addresses touch.
+std::pair<std::uint64_t, std::uint64_t> access_units(const std::vector<std::uint64_t>& addrs, std::uint64_t bytes,
+                                                     std::uint64_t block_bytes) {
+    std::vector<std::uint64_t> secs, blks;
+    for (auto a : addrs)
+        for (std::uint64_t x = a; x < a + bytes; x += std::min(bytes, sector)) {
+            secs.push_back(x / sector);
+            blks.push_back(x / block_bytes);
+        }
+    const auto count = [](auto& v) {
+        std::sort(v.begin(), v.end());
+        return std::uint64_t(std::unique(v.begin(), v.end()) - v.begin());
+    };
+    return {count(secs), count(blks)};
+}
+
+// tile_fw on a tile of side >= 64 at (origin, origin) of an np-wide matrix:
+// (tile/4)² threads of 4 x 4 registers, warps of 4 ty x 8 tx, row and column
+// k published in double-buffered shared vectors.
+void tile_fw_registers(tally& t, const machine& m, std::uint64_t tile, std::uint64_t es, std::uint64_t origin,
+                       std::uint64_t np) {
+    const std::uint64_t threads = tile * tile / 16, b = m.b, warps = threads / b, V = tile / 4;
+    const auto ty = [&](std::uint64_t tid) { return tid / 32 / (tile / 32) * 4 + tid % 32 / 8; };
+    const auto tx = [&](std::uint64_t tid) { return tid / 32 % (tile / 32) * 8 + tid % 8; };
+    std::uint64_t block_steps = 0;
+    for (std::uint64_t w = 0; w < warps; ++w) {
+        tally c;
+        std::uint64_t st = 0;
+        for (std::uint64_t r = 0; r < 4; ++r) {  // 4 quads in, 4 out
+            std::vector<std::uint64_t> addrs;
+            for (std::uint64_t l = 0; l < b; ++l)
+                addrs.push_back(((origin + 4 * ty(w * b + l) + r) * np + origin + 4 * tx(w * b + l)) * es);
+            const auto [sec, blk] = access_units(addrs, 4 * es, m.block_bytes());
+            c.gload(sec, blk);
+            c.gstore(sec, blk);
+            st += 2;
+        }
+        // The owners of row k and column k publish them (k = 0 .. tile - 1).
+        for (std::uint64_t k = 0; k < tile; ++k) {
+            std::vector<std::uint64_t> row, col;
+            for (std::uint64_t l = 0; l < b; ++l) {
+                const std::uint64_t tid = w * b + l;
+                row.push_back(ty(tid) == k / 4 ? tx(tid) : ~0ull);
+                col.push_back(tx(tid) == k / 4 ? 2 * V + ty(tid) : ~0ull);
+            }
+            for (auto* lanes : {&row, &col}) {
+                // Lanes that are off keep their place (the half-warp split is by lane).
+                bank_cost cost;
+                bool any = false;
+                for (std::uint64_t half = 0; half < 2; ++half) {
+                    std::vector<std::uint64_t> words;
+                    for (std::uint64_t l = half * b / 2; l < (half + 1) * b / 2; ++l)
+                        if ((*lanes)[l] != ~0ull)
+                            for (std::uint64_t x = 0; x < 4; ++x) words.push_back((*lanes)[l] * 4 + x);
+                    if (!words.empty()) {
+                        cost += shared_bank_cost(words, b);
+                        any = true;
+                    }
+                }
+                if (any) {
+                    c.sstore(cost);
+                    st += cost.wf;
+                }
+            }
+        }
+        // Per k: column k's 4 values and row k's, 16 relaxations, a barrier.
+        std::vector<std::uint64_t> a, bv;
+        for (std::uint64_t l = 0; l < b; ++l) {
+            a.push_back(2 * V + ty(w * b + l));
+            bv.push_back(tx(w * b + l));
+        }
+        const bank_cost ca = vector_cost(a, b), cb = vector_cost(bv, b);
+        c.sload(ca, tile);
+        c.sload(cb, tile);
+        c.compute(16 * tile);
+        c.barrier(tile + 1);
+        st += (ca.wf + cb.wf + 16 + 1) * tile + 1;
+        t.add(c.c);
+        block_steps += st;
+    }
+    t.launch(1, threads, block_steps, 4 * tile);
+}
+
+// One launch of tile_fw on a tile of side `tile` at (origin, origin) of an
+// np-wide matrix, elements of es bytes.
+void tile_fw(tally& t, const machine& m, std::uint64_t tile, std::uint64_t es, std::uint64_t origin, std::uint64_t np) {
+    if (tile >= 64) return tile_fw_registers(t, m, tile, es, origin, np);
+    const std::uint64_t tile_threads = 256;
     const std::uint64_t b = m.b, warps = tile_threads / b, E = tile * tile / tile_threads;
     const std::uint64_t rows = std::max<std::uint64_t>(1, b / tile), seg = std::min(b, tile) * es;
     const std::uint64_t sec = rows * units(0, seg, sector), blk = rows * units(0, seg, m.block_bytes());
@@ -204,170 +305,224 @@ struct job {
     std::uint64_t a_col0, b_row0, inner;
 };
 
-constexpr std::uint64_t a_pitch = 68, b_pitch = 72;  // region_policy: shared row pitches in words
+// region_policy<F>: 256 threads, regions of 64F rows x 16F vectors; shared
+// row pitches 64F + 4 (A^T) and 64F + 8 (B) words; warps of 4 ty x 8 tx.
+struct region_geometry {
+    std::uint64_t F, rows, vectors, a_pitch, b_pitch;
+    explicit region_geometry(std::uint64_t f)
+        : F(f), rows(64 * f), vectors(16 * f), a_pitch(64 * f + 4), b_pitch(64 * f + 8) {}
+    static std::uint64_t ty(std::uint64_t tid) { return tid / 64 * 4 + tid % 32 / 8; }
+    static std::uint64_t tx(std::uint64_t tid) { return tid / 32 % 2 * 8 + tid % 8; }
+    std::uint64_t shared_words(std::uint64_t kc) const { return kc * (a_pitch + b_pitch); }
+};
 
-// One launch of minplus_regions: jobs, chunk kc, column runs gv, epw
-// distances per word.
-void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint64_t kc, std::uint64_t gv,
-             std::uint64_t epw) {
+// Sectors and b-word blocks of one global warp-instruction on 16-byte
+// vectors (row, vector) of a matrix whose rows start on a block; `residue`
+// is the vector offset of vector 0 within its block.
+std::pair<std::uint64_t, std::uint64_t> vector_units(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& rv,
+                                                     std::uint64_t residue, std::uint64_t vpb) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> secs, blks;
+    for (auto [r, v] : rv) {
+        secs.emplace_back(r, (residue + v) / 2);
+        blks.emplace_back(r, (residue + v) / vpb);
+    }
+    const auto count = [](auto& x) {
+        std::sort(x.begin(), x.end());
+        return std::uint64_t(std::unique(x.begin(), x.end()) - x.begin());
+    };
+    return {count(secs), count(blks)};
+}
+
+// One launch of minplus_regions<F>: jobs, chunk kc, column runs gv, epw
+// distances per word. Walks every warp-instruction of one block per distinct
+// (live rows, live columns, block alignments, chunks), as the kernel runs it.
+void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint64_t F, std::uint64_t kc,
+             std::uint64_t gv, std::uint64_t epw) {
+    const region_geometry G(F);
     const std::uint64_t b = m.b, warps = region_threads / b, epv = 4 * epw, vpb = m.block_bytes() / 16;
-    const std::uint64_t a_vecs = kc / epv, b0 = kc * a_pitch;  // B's first word
-    const std::uint64_t ty_per_warp = b / 16;
-    // Per warp: the shared loads of one k (A^T vector, B vector), by k mod 16.
-    std::vector<bank_cost> wf_a(warps * 16), wf_b(warps * 16);
+    const std::uint64_t a_vecs = kc / epv, b0v = kc * G.a_pitch / 4;  // B's first vector
+    // Per warp: the shared loads of one k, by k mod 16: F of A^T, F of B.
+    std::vector<std::uint64_t> k_steps(warps * 16);
+    std::vector<bank_cost> k_wf(warps * 16);
     for (std::uint64_t w = 0; w < warps; ++w)
-        for (std::uint64_t u = 0; u < 16; ++u) {
-            std::vector<std::uint64_t> wa, wb;
-            for (std::uint64_t l = 0; l < b; ++l) {
-                const std::uint64_t tid = w * b + l, ty = tid / 16, tx = tid % 16;
-                for (std::uint64_t x = 0; x < 4; ++x) {
-                    wa.push_back(u * a_pitch + ty * 4 + x);
-                    wb.push_back(b0 + u * b_pitch + tx * 4 + x);
+        for (std::uint64_t u = 0; u < 16; ++u)
+            for (std::uint64_t f = 0; f < 2 * F; ++f) {
+                std::vector<std::uint64_t> vecs;
+                for (std::uint64_t l = 0; l < b; ++l) {
+                    const std::uint64_t tid = w * b + l;
+                    vecs.push_back(f < F ? u * G.a_pitch / 4 + G.ty(tid) + 16 * f
+                                         : b0v + u * G.b_pitch / 4 + G.tx(tid) + 16 * (f - F));
                 }
+                k_wf[w * 16 + u] += vector_cost(vecs, b);
             }
-            wf_a[w * 16 + u] = shared_bank_cost(wa, b);
-            wf_b[w * 16 + u] = shared_bank_cost(wb, b);
-        }
-    // Staging iterations per warp: A (row group, store wavefronts), B (column run, store wavefronts, lanes' rows).
-    struct a_iter { std::uint64_t group; bank_cost store_wf; };
-    struct b_iter { std::uint64_t e0, run; bank_cost store_wf; };
-    std::vector<a_iter> a_iters;
-    std::vector<b_iter> b_iters;
+    // Staging stores per warp and chunk (independent of masks and alignment).
+    std::vector<bank_cost> a_store(warps), b_store(warps);
+    std::vector<std::uint64_t> a_store_n(warps), b_store_n(warps);
     for (std::uint64_t w = 0; w < warps; ++w) {
-        for (std::uint64_t e0 = w * b; e0 < region_rows * a_vecs; e0 += region_threads) {
-            bank_cost wf;
+        for (std::uint64_t e0 = w * b; e0 < G.rows * a_vecs; e0 += region_threads)
             for (std::uint64_t x = 0; x < 4; ++x)
                 for (std::uint64_t h = 0; h < epw; ++h) {
                     std::vector<std::uint64_t> words;
                     for (std::uint64_t l = 0; l < b; ++l) {
                         const std::uint64_t e = e0 + l, i = e / (16 * a_vecs) * 16 + e % 16, g = e / 16 % a_vecs;
-                        const std::uint64_t k = g * epv + x * epw + h;
-                        words.push_back(k * a_pitch + i);
+                        words.push_back((g * epv + x * epw + h) * G.a_pitch + i);
                     }
-                    wf += shared_bank_cost(words, b);
+                    a_store[w] += shared_bank_cost(words, b);
+                    a_store_n[w] += 1;
                 }
-            a_iters.push_back({e0 / (16 * a_vecs), wf});
-        }
-        for (std::uint64_t e0 = w * b; e0 < kc * region_vectors; e0 += region_threads) {
-            std::vector<std::uint64_t> words;
+        for (std::uint64_t e0 = w * b; e0 < kc * G.vectors; e0 += region_threads) {
+            std::vector<std::uint64_t> vecs;
             for (std::uint64_t l = 0; l < b; ++l) {
                 const std::uint64_t e = e0 + l, vl = e % gv, rest = e / gv, k = rest % kc, vc = rest / kc * gv + vl;
-                for (std::uint64_t x = 0; x < 4; ++x) words.push_back(b0 + k * b_pitch + vc * 4 + x);
+                vecs.push_back(b0v + k * G.b_pitch / 4 + vc);
             }
-            b_iters.push_back({e0, e0 / gv / kc, shared_bank_cost(words, b)});
+            b_store[w] += vector_cost(vecs, b);
+            b_store_n[w] += 1;
         }
     }
     const auto live = [](std::uint64_t x, std::uint64_t lo, std::uint64_t n, std::uint64_t s0, std::uint64_t sn) {
         return x >= lo && x < lo + n && (x < s0 || x >= s0 + sn);
     };
-    // Cost of one block, memoised on its row groups, columns and block alignment.
     struct block_cost {
         partial_counts c;
         std::uint64_t steps = 0;
     };
-    std::unordered_map<std::uint64_t, block_cost> memo;
+    // A chunk's staging loads of one block: by (row mask, A's and C's vector residues).
+    std::unordered_map<std::uint64_t, block_cost> staging_memo;
+    const auto staging = [&](std::uint64_t row_mask, std::uint64_t col_mask, std::uint64_t a_res,
+                             std::uint64_t c_res) -> const block_cost& {
+        const std::uint64_t key = row_mask | a_res << 8 | c_res << 16 | col_mask << 24;
+        auto it = staging_memo.find(key);
+        if (it != staging_memo.end()) return it->second;
+        block_cost bc;
+        tally blk;
+        for (std::uint64_t w = 0; w < warps; ++w) {
+            for (std::uint64_t e0 = w * b; e0 < G.rows * a_vecs; e0 += region_threads) {
+                std::vector<std::pair<std::uint64_t, std::uint64_t>> rv;
+                for (std::uint64_t l = 0; l < b; ++l) {
+                    const std::uint64_t e = e0 + l, i = e / (16 * a_vecs) * 16 + e % 16, g = e / 16 % a_vecs;
+                    if (row_mask >> (i / 16) & 1) rv.emplace_back(i, g);
+                }
+                if (rv.empty()) continue;
+                const auto [sec, bl] = vector_units(rv, a_res, vpb);
+                blk.gload(sec, bl);
+                bc.steps += 1;
+            }
+            for (std::uint64_t e0 = w * b; e0 < kc * G.vectors; e0 += region_threads) {
+                std::vector<std::pair<std::uint64_t, std::uint64_t>> rv;
+                for (std::uint64_t l = 0; l < b; ++l) {
+                    const std::uint64_t e = e0 + l, vl = e % gv, rest = e / gv, k = rest % kc, vc = rest / kc * gv + vl;
+                    if (col_mask >> vc & 1) rv.emplace_back(k, vc);
+                }
+                if (rv.empty()) continue;
+                const auto [sec, bl] = vector_units(rv, c_res, vpb);
+                blk.gload(sec, bl);
+                bc.steps += 1;
+            }
+        }
+        bc.c = std::move(blk.c);
+        return staging_memo.emplace(key, std::move(bc)).first->second;
+    };
+    // Cost of one block, memoised on its masks, alignments and chunks.
+    std::unordered_map<std::string, block_cost> memo;
     std::vector<std::uint64_t> steps;
     std::uint64_t total_blocks = 0;
     for (const job& J : jobs) {
-        const std::uint64_t width = region_vectors * epv;
-        const std::uint64_t rx = (J.cols + width - 1) / width, ry = (J.rows + region_rows - 1) / region_rows;
+        const std::uint64_t width = G.vectors * epv;
+        const std::uint64_t rx = (J.cols + width - 1) / width, ry = (J.rows + G.rows - 1) / G.rows;
         const std::uint64_t chunks = J.inner / kc;
         total_blocks += rx * ry;
         for (std::uint64_t y = 0; y < ry; ++y)
             for (std::uint64_t x = 0; x < rx; ++x) {
-                const std::uint64_t row_base = J.row0 + y * region_rows, col_base = J.col0 + x * width;
+                const std::uint64_t row_base = J.row0 + y * G.rows, col_base = J.col0 + x * width;
                 std::uint64_t row_mask = 0, col_mask = 0;
-                for (std::uint64_t g = 0; g < 4; ++g)
-                    if (live(row_base + 16 * g, J.row0, J.rows, J.skip_row0, J.skip_rows)) row_mask |= 1u << g;
-                for (std::uint64_t v = 0; v < region_vectors; ++v)
-                    if (live(col_base + v * epv, J.col0, J.cols, J.skip_col0, J.skip_cols)) col_mask |= 1u << v;
-                const std::uint64_t residue = col_base / epv % vpb;
-                const std::uint64_t key = row_mask | col_mask << 4 | residue << 20 | chunks << 32;
+                for (std::uint64_t g = 0; g < G.rows / 16; ++g)
+                    if (live(row_base + 16 * g, J.row0, J.rows, J.skip_row0, J.skip_rows)) row_mask |= 1ull << g;
+                for (std::uint64_t v = 0; v < G.vectors; ++v)
+                    if (live(col_base + v * epv, J.col0, J.cols, J.skip_col0, J.skip_cols)) col_mask |= 1ull << v;
+                const std::uint64_t c_res = col_base / epv % vpb;
+                std::string key = std::to_string(row_mask) + ',' + std::to_string(col_mask) + ',' +
+                                  std::to_string(c_res) + ',' + std::to_string(chunks) + ',' +
+                                  std::to_string(J.a_col0 / epv % vpb);
                 auto it = memo.find(key);
                 if (it == memo.end()) {
                     block_cost bc;
                     if (row_mask != 0 && col_mask != 0) {
                         tally blk;
                         std::uint64_t st = 0;
-                        // C: 4 loads and 4 stores per warp whose row group is live.
-                        std::uint64_t csec = 0, cblk = 0;
-                        {
-                            std::vector<std::uint64_t> secs, blks;
-                            for (std::uint64_t v = 0; v < region_vectors; ++v)
-                                if (col_mask >> v & 1) {
-                                    secs.push_back(v / 2);
-                                    blks.push_back((residue + v) / vpb);
-                                }
-                            secs.erase(std::unique(secs.begin(), secs.end()), secs.end());
-                            blks.erase(std::unique(blks.begin(), blks.end()), blks.end());
-                            csec = ty_per_warp * secs.size();
-                            cblk = ty_per_warp * blks.size();
+                        // C: 4F² vector loads and stores per thread, predicated per row group and column vector.
+                        for (std::uint64_t w = 0; w < warps; ++w)
+                            for (std::uint64_t f = 0; f < F; ++f)
+                                for (std::uint64_t r = 0; r < 4; ++r)
+                                    for (std::uint64_t g = 0; g < F; ++g) {
+                                        std::vector<std::pair<std::uint64_t, std::uint64_t>> rv;
+                                        for (std::uint64_t l = 0; l < b; ++l) {
+                                            const std::uint64_t tid = w * b + l, row = 64 * f + 4 * G.ty(tid) + r;
+                                            const std::uint64_t v = G.tx(tid) + 16 * g;
+                                            if ((row_mask >> (row / 16) & 1) && (col_mask >> v & 1)) rv.emplace_back(row, v);
+                                        }
+                                        if (rv.empty()) continue;
+                                        const auto [sec, bl] = vector_units(rv, c_res, vpb);
+                                        blk.gload(sec, bl);
+                                        blk.gstore(sec, bl);
+                                        st += 2;
+                                    }
+                        for (std::uint64_t k0 = 0; k0 < chunks * kc; k0 += kc) {
+                            const block_cost& s = staging(row_mask, col_mask, (J.a_col0 + k0) / epv % vpb, c_res);
+                            blk.add(s.c);
+                            st += s.steps;
                         }
                         for (std::uint64_t w = 0; w < warps; ++w) {
-                            const std::uint64_t group = w * ty_per_warp / 4;
-                            if (row_mask >> group & 1) {
-                                blk.gload(csec, cblk, 4);
-                                blk.gstore(csec, cblk, 4);
-                                st += 8;
-                            }
-                        }
-                        // Staging, per chunk.
-                        for (const auto& it_a : a_iters) {
-                            if (row_mask >> it_a.group & 1) {
-                                // 16 rows x b/16 vectors (16 rows x 32 bytes for b = 32).
-                                blk.gload(16 * units(0, b, sector), 16 * units(0, b, m.block_bytes()), chunks);
-                                st += chunks;
-                            }
-                            blk.sstores(4 * epw * chunks, {it_a.store_wf.wf * chunks, it_a.store_wf.ideal * chunks});
-                            st += it_a.store_wf.wf * chunks;
-                        }
-                        for (const auto& it_b : b_iters) {
-                            if (col_mask >> (it_b.run * gv) & 1) {
-                                // Lanes: rows k x runs of gv vectors; rows assumed to start on a block.
-                                std::vector<std::uint64_t> secs, blks;
-                                for (std::uint64_t l = 0; l < b; ++l) {
-                                    const std::uint64_t e = it_b.e0 + l, vl = e % gv, rest = e / gv, k = rest % kc;
-                                    const std::uint64_t vc = rest / kc * gv + vl;
-                                    const std::uint64_t addr = k * (1u << 20) + (residue + vc) * 16;
-                                    secs.push_back(addr / sector);
-                                    blks.push_back(addr / m.block_bytes());
-                                }
-                                std::sort(secs.begin(), secs.end());
-                                std::sort(blks.begin(), blks.end());
-                                const auto sec = std::uint64_t(std::unique(secs.begin(), secs.end()) - secs.begin());
-                                const auto bl = std::uint64_t(std::unique(blks.begin(), blks.end()) - blks.begin());
-                                blk.gload(sec, bl, chunks);
-                                st += chunks;
-                            }
-                            blk.sstore(it_b.store_wf, chunks);
-                            st += it_b.store_wf.wf * chunks;
+                            blk.sstores(a_store_n[w] * chunks, {a_store[w].wf * chunks, a_store[w].ideal * chunks});
+                            blk.sstores(b_store_n[w] * chunks, {b_store[w].wf * chunks, b_store[w].ideal * chunks});
+                            st += (a_store[w].wf + b_store[w].wf) * chunks;
                         }
                         blk.barrier(warps * (2 * chunks - 1));
                         st += warps * (2 * chunks - 1);
+                        blk.compute(warps * 16 * F * F);  // C = min(C, A ⊗ B) at the end
+                        st += warps * 16 * F * F;
+                        const std::uint64_t reps = kc / 16 * chunks;
                         for (std::uint64_t w = 0; w < warps; ++w)
                             for (std::uint64_t u = 0; u < 16; ++u) {
-                                const std::uint64_t reps = kc / 16 * chunks;
-                                blk.sload(wf_a[w * 16 + u], reps);
-                                blk.sload(wf_b[w * 16 + u], reps);
-                                blk.compute(16 * reps);
-                                st += (wf_a[w * 16 + u].wf + wf_b[w * 16 + u].wf + 16) * reps;
+                                const bank_cost& c = k_wf[w * 16 + u];
+                                blk.c[counter::shared_load_instructions] += 2 * F * reps;
+                                blk.c[counter::warp_instructions] += 2 * F * reps;
+                                blk.c[counter::shared_load_wavefronts] += c.wf * reps;
+                                blk.c[counter::shared_wavefronts] += c.wf * reps;
+                                blk.c[counter::shared_load_bank_conflicts] += (c.wf - c.ideal) * reps;
+                                blk.c[counter::bank_conflicts] += (c.wf - c.ideal) * reps;
+                                blk.compute(16 * F * F * reps);
+                                st += (c.wf + 16 * F * F) * reps;
                             }
                         bc.c = std::move(blk.c);
                         bc.steps = st;
                     }
-                    it = memo.emplace(key, std::move(bc)).first;
+                    it = memo.emplace(std::move(key), std::move(bc)).first;
                 }
                 t.add(it->second.c);
                 steps.push_back(it->second.steps);
             }
     }
-    t.launch(total_blocks, region_threads, greedy_makespan(steps, m.k()), kc * (a_pitch + b_pitch));
+    t.launch(total_blocks, region_threads, greedy_makespan(steps, m.k()), G.shared_words(kc));
 }
 
-std::uint64_t region_chunk(std::uint64_t unit, std::uint64_t M) {
-    for (std::uint64_t kc = 64; kc >= 16; kc /= 2)
-        if (unit % kc == 0 && kc * (a_pitch + b_pitch) <= M) return kc;
-    return 16;
+// The kernels' choice (apsp_runs.hpp, pick_region_shape): F = 2 where every
+// job spans 128 rows and 128 words and a chunk fits; the chunk kc the largest
+// of 64, 32, 16 that divides `unit` and fits in M words.
+std::pair<std::uint64_t, std::uint64_t> region_shape(const std::vector<job>& jobs, std::uint64_t unit,
+                                                     std::uint64_t epw, std::uint64_t M) {
+    bool wide = true;
+    for (const job& j : jobs) wide &= j.rows >= 128 && j.cols / epw >= 128;
+    for (std::uint64_t F = wide ? 2 : 1; F >= 1; --F)
+        for (std::uint64_t kc = 64; kc >= 16; kc /= 2)
+            if (unit % kc == 0 && region_geometry(F).shared_words(kc) <= M) return {F, kc};
+    return {1, 16};
+}
+
+void product(tally& t, const machine& m, const std::vector<job>& jobs, std::uint64_t unit, std::uint64_t gv,
+             std::uint64_t epw) {
+    const auto [F, kc] = region_shape(jobs, unit, epw, m.M);
+    regions(t, m, jobs, F, kc, gv, epw);
 }
 
 job make_job(std::uint64_t row0, std::uint64_t rows, std::uint64_t col0, std::uint64_t cols, std::uint64_t a_col0,
@@ -386,11 +541,11 @@ job make_job(std::uint64_t row0, std::uint64_t rows, std::uint64_t col0, std::ui
 // Blocked Floyd-Warshall with regions (method A, dpx).
 partial_counts blocked_regions(const machine& m, std::uint64_t n, std::uint64_t tile, std::uint64_t epw) {
     const std::uint64_t np = pad(n, tile), tiles = np / tile, es = 4 / epw;
-    const std::uint64_t kc = region_chunk(tile, m.M), gv = std::min<std::uint64_t>(16, tile / (4 * epw));
+    const std::uint64_t gv = std::min<std::uint64_t>(16, tile / (4 * epw));
     tally t;
     for (std::uint64_t K = 0; K < tiles; ++K) {
         const std::uint64_t band = K * tile;
-        tile_fw(t, m, tile, es);
+        tile_fw(t, m, tile, es, band, np);
         if (tiles == 1) break;
         job row = make_job(band, tile, 0, np, band, band, tile);
         row.skip_col0 = band;
@@ -398,11 +553,11 @@ partial_counts blocked_regions(const machine& m, std::uint64_t n, std::uint64_t 
         job col = make_job(0, np, band, tile, band, band, tile);
         col.skip_row0 = band;
         col.skip_rows = tile;
-        regions(t, m, {row, col}, kc, gv, epw);
+        product(t, m, {row, col}, tile, gv, epw);
         job rest = make_job(0, np, 0, np, band, band, tile);
         rest.skip_row0 = rest.skip_col0 = band;
         rest.skip_rows = rest.skip_cols = tile;
-        regions(t, m, {rest}, kc, gv, epw);
+        product(t, m, {rest}, tile, gv, epw);
     }
     return t.c;
 }
@@ -413,7 +568,7 @@ partial_counts blocked(const machine& m, std::uint64_t n, const param_values& p)
     const std::uint64_t sub = std::uint64_t(p.integer("t2")), np = pad(n, tile), tiles = np / tile;
     tally t;
     for (std::uint64_t K = 0; K < tiles; ++K) {
-        tile_fw(t, m, tile, 4);
+        tile_fw(t, m, tile, 4, K * tile, np);
         if (tiles == 1) break;
         strips(t, m, tile, sub, 2 * (tiles - 1));
         strips(t, m, tile, sub, (tiles - 1) * (tiles - 1));
@@ -425,26 +580,25 @@ partial_counts dpx(const machine& m, std::uint64_t n, const param_values& p) {
     return blocked_regions(m, n, std::uint64_t(p.integer("t")), p.integer("width") == 16 ? 2 : 1);
 }
 
-void recursive_fw(tally& t, const machine& m, std::uint64_t tr, std::uint64_t kc, std::uint64_t o,
-                  std::uint64_t blocks) {
+void recursive_fw(tally& t, const machine& m, std::uint64_t tr, std::uint64_t np, std::uint64_t o, std::uint64_t blocks) {
     if (blocks == 1) {
-        tile_fw(t, m, tr, 4);
+        tile_fw(t, m, tr, 4, o, np);
         return;
     }
     const std::uint64_t b1 = (blocks + 1) / 2, n1 = b1 * tr, n2 = (blocks - b1) * tr, gv = std::min<std::uint64_t>(16, tr / 4);
-    recursive_fw(t, m, tr, kc, o, b1);
-    regions(t, m, {make_job(o, n1, o + n1, n2, o, o, n1), make_job(o + n1, n2, o, n1, o, o, n1)}, kc, gv, 1);
-    regions(t, m, {make_job(o + n1, n2, o + n1, n2, o, o, n1)}, kc, gv, 1);
-    recursive_fw(t, m, tr, kc, o + n1, blocks - b1);
-    regions(t, m, {make_job(o, n1, o + n1, n2, o + n1, o + n1, n2), make_job(o + n1, n2, o, n1, o + n1, o + n1, n2)}, kc,
+    recursive_fw(t, m, tr, np, o, b1);
+    product(t, m, {make_job(o, n1, o + n1, n2, o, o, n1), make_job(o + n1, n2, o, n1, o, o, n1)}, tr, gv, 1);
+    product(t, m, {make_job(o + n1, n2, o + n1, n2, o, o, n1)}, tr, gv, 1);
+    recursive_fw(t, m, tr, np, o + n1, blocks - b1);
+    product(t, m, {make_job(o, n1, o + n1, n2, o + n1, o + n1, n2), make_job(o + n1, n2, o, n1, o + n1, o + n1, n2)}, tr,
             gv, 1);
-    regions(t, m, {make_job(o, n1, o, n1, o + n1, o + n1, n2)}, kc, gv, 1);
+    product(t, m, {make_job(o, n1, o, n1, o + n1, o + n1, n2)}, tr, gv, 1);
 }
 
 partial_counts recursive(const machine& m, std::uint64_t n, const param_values& p) {
     const std::uint64_t tr = std::uint64_t(p.integer("tr")), np = pad(n, tr);
     tally t;
-    recursive_fw(t, m, tr, region_chunk(tr, m.M), 0, np / tr);
+    recursive_fw(t, m, tr, np, 0, np / tr);
     return t.c;
 }
 
@@ -455,8 +609,9 @@ AGPU_REGISTER_CLOSED_FORM({"apsp/naive",
 AGPU_REGISTER_CLOSED_FORM({"apsp/blocked",
                            "3n/t launches (n padded to t); per pivot: tile_fw (t^2 words in shared memory, t+1 barriers), "
                            "the pivot row and column, the rest; global traffic with tiles on chip "
-                           "N_b = d(4n^3/t - 2n^2) bytes, arithmetic N_c = 2n(n^2 - 2t + 1) operations; method A: 2 "
-                           "shared vector loads per 16 updates, method B: 1 + t/t2 shared loads per t/t2 updates",
+                           "N_b = d(4n^3/t - 2n^2) bytes, arithmetic N_c = 2n(n^2 - 2t + 1) operations; method A: 2F "
+                           "shared vector loads per 16F^2 updates (F = 2 for products of 128 x 128 and more, else 1), "
+                           "method B: 1 + t/t2 shared loads per t/t2 updates",
                            blocked});
 AGPU_REGISTER_CLOSED_FORM({"apsp/recursive",
                            "5n/tr - 4 launches (n padded to tr): tile_fw on the n/tr diagonal blocks, 4 min-plus product "
@@ -464,7 +619,8 @@ AGPU_REGISTER_CLOSED_FORM({"apsp/recursive",
                            recursive});
 AGPU_REGISTER_CLOSED_FORM({"apsp/dpx",
                            "blocked method A with DPX add-min: 3n/t launches; width 16 moves d = 2 bytes per distance "
-                           "(N_b = 2(4n^3/t - 2n^2)) and does two updates per instruction (half the compute notes)",
+                           "(N_b = 2(4n^3/t - 2n^2)) and does two updates per instruction (half the compute notes); t = 128 "
+                           "allowed (1024-thread pivot tile)",
                            dpx});
 
 }  // namespace

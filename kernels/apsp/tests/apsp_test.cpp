@@ -156,6 +156,28 @@ TEST(ApspCorrect, MethodBEveryStripDepth) {
             }
 }
 
+// t = 128 (apsp/dpx only): a 1024-thread pivot tile, so devices of 1024
+// threads per block; 8 x 8 outputs per thread in every product.
+TEST(ApspTile128, CorrectAndEqualsTheClosedForm) {
+    for (const char* width : {"width=32", "width=16"}) {
+        for (std::uint64_t n : {1, 100, 130, 256})
+            for (const char* gname : graphs) {
+                const auto s = run("h100", "apsp/dpx", n, {"t=128", width, std::string("graph=") + gname});
+                EXPECT_TRUE(s.check.passed) << width << " " << gname << " n=" << n << ": " << s.check.detail;
+            }
+        for (const char* dev : {"h100", "h100-b64"})
+            for (std::uint64_t n : {128, 256}) {
+                const auto& a = sim::find_algorithm("apsp/dpx");
+                const auto params = model::parse_params(a.spec, {"t=128", width});
+                const auto got = run(dev, "apsp/dpx", n, {"t=128", width}).record.totals();
+                for (const auto& [ctr, value] : model::find_closed_form("apsp/dpx")->costs(model::resolve_device(dev).agpu, n, params))
+                    EXPECT_EQ(got[ctr], value) << "t=128 " << width << " on " << dev << " n=" << n << ": counter "
+                                               << model::info(ctr).name;
+            }
+    }
+    EXPECT_THROW(run("geforce-gtx280", "apsp/dpx", 100, {"t=128"}), agpu::input_error);
+}
+
 TEST(ApspErrors, MethodBBlockAboveTheDeviceLimit) {
     // t·t2 = 1024 threads: fine on the H100, above the GTX 280's 512.
     EXPECT_TRUE(run("h100", "apsp/blocked", 100, {"t=64", "method=B", "t2=16"}).check.passed);
@@ -170,10 +192,6 @@ TEST(ApspClosedForm, EqualsTheSimulatorWhereExact) {
         const auto d = model::resolve_device(dev);
         for (const auto& v : variants)
             for (std::uint64_t n : {64, 128}) {
-                // With 64 lanes and 16-bit tiles of 16, one warp stages rows of two
-                // 16-row groups, one of which may be masked: the simulator then
-                // splits the load (README.md).
-                if (d.agpu.b == 64 && describe(v) == "apsp/dpx t=16 width=16") continue;
                 const auto& a = sim::find_algorithm(v.algo);
                 const auto params = model::parse_params(a.spec, v.sets);
                 const auto got = run(dev, v.algo, n, v.sets).record.totals();

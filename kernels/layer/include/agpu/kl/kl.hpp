@@ -12,6 +12,9 @@
 //   indices      thread_idx() block_idx() block_dim() grid_dim() thread_rank()
 //                warp_size() lane_id() warp_id()
 //   memory       gspan<T> (global), sspan<T> (shared): load(i), store(i, v),
+//                prefetch_l2(i) (a hint, no access in the model),
+//                load_if(on, i, otherwise), store_if(on, i, v) (predicated: lanes
+//                where `on` is false join the warp-instruction without an access),
 //                load_volatile(i), store_volatile(i, v) (flags other blocks poll),
 //                atomic_add/min/max/exch/cas(i, ...) (32- and 64-bit integers, float);
 //                AGPU_SHARED(T, name, n);
@@ -21,6 +24,7 @@
 //                blocks in order, stops the run instead: the wait would never end)
 //   collectives  shfl, shfl_up, shfl_down, shfl_xor, ballot, any, all (lane_mask, full_mask())
 //   intrinsics   popc, clz, min, max, add_min, add_max (sm_90 DPX), add_min_s16x2, add_max_s16x2
+//   registers    opaque(v): v, but nvcc recomputes what depends on it (no register kept)
 //   cost notes   compute(n): n compute instructions; free on the GPU, counted by the simulator
 //   kernels      AGPU_KERNEL void name(args...) {...}; AGPU_DEVICE for helpers
 //   launching    executors (kl::cuda_executor, sim::executor) share one interface:

@@ -7,6 +7,12 @@
 #include <type_traits>
 
 #define AGPU_KERNEL __global__
+// Between AGPU_KERNEL and the return type: at most `threads` per block, and
+// registers for `blocks` resident blocks per SM (__launch_bounds__).
+#define AGPU_BOUNDS(threads, blocks) __launch_bounds__(threads, blocks)
+// Before a loop that nvcc must not unroll (registers: a loop's unrolled
+// copies keep their loads in flight at once).
+#define AGPU_NO_UNROLL _Pragma("unroll 1")
 #define AGPU_DEVICE __device__ __forceinline__
 #define AGPU_HOST_DEVICE __host__ __device__ __forceinline__
 
@@ -51,6 +57,14 @@ public:
 
     AGPU_DEVICE value_type load(std::size_t i) const { return m_data[i]; }
     AGPU_DEVICE void store(std::size_t i, const value_type& v) const { m_data[i] = v; }
+    // Asks the L2 for element i's sector ahead of a load (no register, no wait).
+    AGPU_DEVICE void prefetch_l2(std::size_t i) const { asm volatile("prefetch.global.L2 [%0];" ::"l"(m_data + i)); }
+    AGPU_DEVICE value_type load_if(bool on, std::size_t i, const value_type& otherwise) const {
+        return on ? m_data[i] : otherwise;
+    }
+    AGPU_DEVICE void store_if(bool on, std::size_t i, const value_type& v) const {
+        if (on) m_data[i] = v;
+    }
     AGPU_DEVICE value_type load_volatile(std::size_t i) const { return static_cast<const volatile T*>(m_data)[i]; }
     AGPU_DEVICE void store_volatile(std::size_t i, const value_type& v) const { static_cast<volatile T*>(m_data)[i] = v; }
     AGPU_DEVICE value_type atomic_add(std::size_t i, value_type v) const { return value_type(atomicAdd(bits(i), atomic_bits<T>(v))); }
@@ -125,6 +139,12 @@ AGPU_DEVICE lane_mask ballot(bool pred, lane_mask mask = 0xffffffffu) { return _
 AGPU_DEVICE bool any(bool pred, lane_mask mask = 0xffffffffu) { return __any_sync(mask, pred); }
 AGPU_DEVICE bool all(bool pred, lane_mask mask = 0xffffffffu) { return __all_sync(mask, pred); }
 
+// v, hidden from the optimiser: an address computed from it is computed
+// again rather than kept in a register since its first use.
+AGPU_DEVICE std::uint32_t opaque(std::uint32_t v) {
+    asm volatile("" : "+r"(v));
+    return v;
+}
 AGPU_DEVICE int popc(unsigned x) { return __popc(x); }
 AGPU_DEVICE int popc(unsigned long long x) { return __popcll(x); }
 AGPU_DEVICE int popc(unsigned long x) { return __popcll(x); }

@@ -19,6 +19,8 @@
 #include "agpu/kl/sim_hooks.hpp"
 
 #define AGPU_KERNEL inline
+#define AGPU_BOUNDS(threads, blocks)  // a register budget: nothing to simulate
+#define AGPU_NO_UNROLL                // an nvcc unrolling hint
 #define AGPU_DEVICE inline
 #define AGPU_HOST_DEVICE inline
 
@@ -93,6 +95,25 @@ public:
     {
         hook::access(Space, hook::kind::store, m_data + i, sizeof(T), i, m_size, l);
         m_data[i] = v;
+    }
+    // An L2 prefetch hint: no access in the model (nothing reaches the MP).
+    void prefetch_l2(std::size_t i) const { (void)i; }
+    // Predicated accesses: the lanes where `on` is false take part in the
+    // warp-instruction without touching memory (SIMT predication), so the
+    // instructions of an unrolled loop stay one per iteration whichever lanes
+    // are off.
+    value_type load_if(bool on, std::size_t i, const value_type& otherwise, loc l = loc::current()) const {
+        if (on) return load(i, l);
+        hook::skip(l);
+        return otherwise;
+    }
+    void store_if(bool on, std::size_t i, const value_type& v, loc l = loc::current()) const
+        requires(!std::is_const_v<T>)
+    {
+        if (on)
+            store(i, v, l);
+        else
+            hook::skip(l);
     }
     // Volatile accesses: on the GPU they bypass the L1 and are never merged or
     // hoisted (flags polled across blocks); here a load and a store like any other.
@@ -226,6 +247,7 @@ inline bool all(bool pred, lane_mask mask = ~lane_mask{0}, loc l = loc::current(
     return hook::collective(hook::coll_op::all, pred, 0, mask, 0, l) != 0;
 }
 
+inline std::uint32_t opaque(std::uint32_t v) { return v; }  // a register hint for nvcc only
 inline int popc(unsigned x) { return std::popcount(x); }
 inline int popc(unsigned long x) { return std::popcount(x); }
 inline int popc(unsigned long long x) { return std::popcount(x); }

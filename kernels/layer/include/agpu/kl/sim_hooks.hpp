@@ -43,6 +43,10 @@ const thread_info& current();
 void access(space s, kind k, const void* p, std::size_t bytes, std::size_t index, std::size_t size,
             const std::source_location& l);
 
+// A predicated-off access at `l`: takes the site's next occurrence and records
+// nothing.
+void skip(const std::source_location& l);
+
 // Suspends the thread until every thread of its block reaches a barrier.
 void barrier(const std::source_location& l);
 
