@@ -129,7 +129,13 @@ AGPU_DEVICE void heap_move(const heap_view<K, V, Pairs>& h, kl::gspan<const K> i
     if (c >= h.d) {  // a leaf: the next C elements of its range, coalesced into slot 0
         const std::uint64_t p = h.pos.load(c), e = h.end.load(c);
         m = unsigned(kl::min<std::uint64_t>(h.chunk, e - p));
-        for (unsigned j = t; j < m; j += threads) {
+        // Whole warps: a warp reads while its first lane is in range, and its
+        // lanes past the end re-read and re-store the last element (the same
+        // sector and word: no cost on the GPU). So every lane of a warp reaches
+        // these accesses equally often, and the simulator groups them into one
+        // warp-instruction per warp, as the GPU issues them.
+        for (unsigned j0 = t - kl::lane_id(); j0 < m; j0 += threads) {
+            const unsigned j = kl::min(j0 + kl::lane_id(), m - 1);
             h.keys.store(j, in_keys.load(p + j));
             if constexpr (Pairs) h.vals.store(j, in_vals.load(p + j));
         }

@@ -95,7 +95,7 @@ TEST(SortCorrect, MultiwayShapes) {
             for (const char* parts : {"0", "1", "3"})
                 for (std::uint64_t n : {std::uint64_t(255), std::uint64_t(257), std::uint64_t(2049), std::uint64_t(6000)})
                     expect_sorted(dev, "sort/multiway", n,
-                                  {"type=u64", "values=1", "input=few", "tile=256", "chunk=128", std::string("d=") + d,
+                                  {"type=u64", "values=1", "input=few", "tile=256", "chunk=64", std::string("d=") + d,
                                    std::string("parts=") + parts});
     for (const char* chunk : {"64", "256", "1024"})
         expect_sorted("h100", "sort/multiway", 9001, {"values=1", "tile=512", std::string("chunk=") + chunk, "d=4"});
