@@ -52,7 +52,7 @@ inline std::vector<model::param_spec> merge_params(bool with_d) {
                           "in M, at most 256)",
                      "auto", {"auto", "2", "4", "8", "16", "32", "64", "128", "256"}, 0, 0});
     p.push_back({"parts", "output ranges per group in a merge pass (0: 1 while groups >= k MPs, else enough for 2k "
-                          "blocks; 1: never split)",
+                          "blocks, at most run length / chunk; 1: never split)",
                  "0", {}, 0, 65536});
     return p;
 }

@@ -108,7 +108,10 @@ plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s) {
         ps.heap_bytes = heap_bytes(ps.d, s.chunk, s.key_bytes, s.value_bytes, s.pairs);
         if (s.parts > 0) ps.parts = s.parts;
         else if (ps.groups >= k) ps.parts = 1;
-        else ps.parts = std::max<std::uint64_t>(1, std::min(ceil_div(2 * k, ps.groups), ps.d * len / (4 * s.chunk)));
+        // Enough ranges for 2k blocks, but no more than L/C: then a range takes at least about C elements
+        // of every run, so the partial moves at the ranges' ends and the pivot searches stay small
+        // beside the n/b blocks of the pass.
+        else ps.parts = std::max<std::uint64_t>(1, std::min(ceil_div(2 * k, ps.groups), len / s.chunk));
         if (ps.parts > 1) {
             // Samples: about 2 per part from every run, as many as fit in M (and 8192 at most).
             ps.per_run = std::max<std::uint64_t>(1, pow2_ceil(2 * ps.parts));
