@@ -129,13 +129,15 @@ AGPU_DEVICE void heap_move(const heap_view<K, V, Pairs>& h, kl::gspan<const K> i
     if (c >= h.d) {  // a leaf: the next C elements of its range, coalesced into slot 0
         const std::uint64_t p = h.pos.load(c), e = h.end.load(c);
         m = unsigned(kl::min<std::uint64_t>(h.chunk, e - p));
-        // Whole warps: a warp reads while its first lane is in range, and its
-        // lanes past the end re-read and re-store the last element (the same
-        // sector and word: no cost on the GPU). So every lane of a warp reaches
-        // these accesses equally often, and the simulator groups them into one
-        // warp-instruction per warp, as the GPU issues them.
-        for (unsigned j0 = t - kl::lane_id(); j0 < m; j0 += threads) {
-            const unsigned j = kl::min(j0 + kl::lane_id(), m - 1);
+        // Whole warps over b-aligned positions (a range that starts where a
+        // pivot fell costs the blocks it touches, not two per warp): lanes
+        // before p or past the end re-read and re-store the nearest element of
+        // the move (the same sector and word: no cost on the GPU). So every lane
+        // of a warp reaches these accesses equally often, and the simulator
+        // groups them into one warp-instruction per warp, as the GPU issues them.
+        const unsigned lead = unsigned(p % kl::warp_size());
+        for (unsigned j0 = t - kl::lane_id(); j0 < lead + m; j0 += threads) {
+            const unsigned j = kl::min(kl::max(j0 + kl::lane_id(), lead), lead + m - 1) - lead;
             h.keys.store(j, in_keys.load(p + j));
             if constexpr (Pairs) h.vals.store(j, in_vals.load(p + j));
         }
@@ -285,7 +287,11 @@ AGPU_KERNEL void multiway_merge(kl::gspan<const K> in_keys, kl::gspan<const V> i
     while (h.dry.load(1) == 0) {
         const unsigned have = h.count.load(1), at = slot + h.head.load(1);
         const unsigned m = kl::min(s.chunk, have);
-        for (unsigned j = t; j < m; j += threads) {
+        // Whole warps over b-aligned positions, as the leaves read (lanes
+        // outside the move store the nearest element's value again).
+        const unsigned lead = unsigned(out % kl::warp_size());
+        for (unsigned j0 = t - kl::lane_id(); j0 < lead + m; j0 += threads) {
+            const unsigned j = kl::min(kl::max(j0 + kl::lane_id(), lead), lead + m - 1) - lead;
             out_keys.store(out + j, h.keys.load(at + j));
             if constexpr (Pairs) out_vals.store(out + j, h.vals.load(at + j));
         }

@@ -215,3 +215,24 @@ TEST(SortSuites, EntriesParseAndGoalsNameEntries) {
         }
     }
 }
+
+// The hidden constant of the I/O bound: sort/multiway reads and writes every
+// key once per pass (block_sort and each merge pass), plus the pivots'
+// searches and samples and the ranges' partial moves; the two-way sort takes
+// log2 instead of log_d passes. (A table over n and devices: README.md.)
+TEST(SortIo, MultiwayNearItsPassesAndBelowPairwise) {
+    const std::uint64_t n = 65536;
+    for (const char* dev : {"h100", "geforce-gtx280"}) {
+        const auto d = device(dev);
+        const auto& a = sim::find_algorithm("sort/multiway");
+        const auto pl = model::sort_plan::make_plan(
+            d.agpu, n, model::sort_plan::shape_of("sort/multiway", model::parse_params(a.spec, {})));
+        const double pass_blocks = 2.0 * double(n) / double(d.agpu.b);  // u32 keys: one word each
+        const double passes = 1.0 + double(pl.passes.size());
+        const auto multi = run(dev, "sort/multiway", n, {}).record.totals();
+        const auto pair = run(dev, "sort/pairwise", n, {}).record.totals();
+        EXPECT_GE(double(multi[counter::io_blocks]), passes * pass_blocks) << dev;
+        EXPECT_LE(double(multi[counter::io_blocks]), 1.5 * passes * pass_blocks) << dev;
+        EXPECT_LT(multi[counter::io_blocks], pair[counter::io_blocks]) << dev;
+    }
+}
