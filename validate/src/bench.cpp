@@ -38,8 +38,12 @@ bench_report bench_dataset(const std::filesystem::path& dir) {
 
     std::map<std::string, std::vector<const measurement*>> by_run;
     const auto rows = read_measurements(dir);
-    for (const auto& r : rows)
+    std::map<std::string, double> sectors_by_run;  // global load + store sectors over the run's launches
+    for (const auto& r : rows) {
         if (r.launch == "run") by_run[r.run_id].push_back(&r);
+        else if (r.value && (r.counter == "global_load_sectors" || r.counter == "global_store_sectors"))
+            sectors_by_run[r.run_id] += *r.value;
+    }
     for (const auto& [id, rs] : by_run) {
         const auto get = [&](const std::string& counter) -> const measurement* {
             for (const auto* r : rs)
@@ -68,10 +72,7 @@ bench_report bench_dataset(const std::filesystem::path& dir) {
             if (e->bytes) b.bytes_per_s = e->bytes(m.n) / (*b.ms * 1e-3);
             if (e->items) b.items_per_s = e->items(m.n) / (*b.ms * 1e-3);
         }
-        for (const auto* r : rs)
-            if (r->launch != "run" && r->value &&
-                (r->counter == "global_load_sectors" || r->counter == "global_store_sectors"))
-                b.global_sectors = b.global_sectors.value_or(0) + *r->value;
+        if (const auto it = sectors_by_run.find(id); it != sectors_by_run.end()) b.global_sectors = it->second;
         out.rows.push_back(std::move(b));
     }
     std::sort(out.rows.begin(), out.rows.end(),
