@@ -3,10 +3,18 @@
 //   baseline/copy             cudaMemcpyAsync device to device of n 4-byte words
 //   baseline/cub-reduce-sum   cub::DeviceReduce::Sum of n floats or doubles
 //   baseline/cub-scan         cub::DeviceScan::{Exclusive,Inclusive}Sum of n u32 or u64
+//   baseline/cub-merge-sort   cub::DeviceMergeSort::SortKeys (comparison merge sort) of n keys
+//   baseline/cub-radix-sort   cub::DeviceRadixSort::SortKeys of n keys
+//   baseline/thrust-sort      thrust::sort with a comparator (Thrust's merge sort) of n keys
 // Each is checked against a CPU reference like any algorithm, with the same
 // inputs (same generator and seed) as the algorithm it is compared with.
+#include <cub/device/device_merge_sort.cuh>
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
+
+#include <thrust/execution_policy.h>
+#include <thrust/sort.h>
 
 #include <cmath>
 #include <span>
@@ -14,6 +22,7 @@
 #include "agpu/validate/cuda_executor.hpp"
 #include "agpu/validate/gpu_algorithms.hpp"
 #include "common/host_util.hpp"
+#include "sort/sort_input.hpp"
 
 namespace agpu::kernels::baselines {
 namespace {
@@ -113,9 +122,90 @@ check_result run_scan(cuda_executor& ex, std::uint64_t n, const param_values& p,
                                    : scan_sum<std::uint64_t>(ex, n, exclusive, seed);
 }
 
+// ---- sorts: the inputs of sort/ (same generator, kind and seed), checked like sort/'s keys ----
+
+std::vector<model::param_spec> sort_params() {
+    return {{"type", "key type (float: IEEE 754 totalOrder, as sort/)", "u32", {"u32", "u64", "float"}, 0, 0},
+            {"input", "input keys, as sort/", "random", sort::input_kinds(), 0, 0}};
+}
+
+algo_spec merge_sort_spec() {
+    return {"baseline/cub-merge-sort", "cub::DeviceMergeSort::SortKeys with the key order's comparator", "elements",
+            1 << 20, 1, max_elements, sort_params()};
+}
+algo_spec radix_sort_spec() {
+    return {"baseline/cub-radix-sort", "cub::DeviceRadixSort::SortKeys (LSD radix sort; float by its bits, as sort/)",
+            "elements", 1 << 20, 1, max_elements, sort_params()};
+}
+algo_spec thrust_sort_spec() {
+    return {"baseline/thrust-sort",
+            "thrust::sort with the key order's comparator (Thrust's merge sort; its temporary allocation is timed)",
+            "elements", 1 << 20, 1, max_elements, sort_params()};
+}
+
+template <class K>
+struct key_less {
+    __host__ __device__ bool operator()(const K& a, const K& b) const { return sort::key_order<K>::less(a, b); }
+};
+
+template <class K, class Sort>
+check_result sort_keys(cuda_executor& ex, std::uint64_t n, const param_values& p, std::uint64_t seed, Sort sort_on_gpu) {
+    const auto h = sort::sort_input<K>(n, seed, p.text("input"));
+    auto keys = ex.alloc<K>(n);
+    auto out = ex.alloc<K>(n);
+    ex.upload(keys, std::span<const K>(h));
+    sort_on_gpu(keys, out);
+    auto want = h;
+    std::stable_sort(want.begin(), want.end(), sort::ref_less<K>);
+    const auto m = first_mismatch(sort::as_bits(fetch(ex, out, n)), sort::as_bits(want), "keys (bits)");
+    return {m.empty(), m.empty() ? std::to_string(n) + " keys equal the CPU reference" : m};
+}
+
+template <class Run>
+check_result by_type(const param_values& p, Run run) {
+    const std::string& type = p.text("type");
+    if (type == "u64") return run(static_cast<std::uint64_t*>(nullptr));
+    if (type == "float") return run(static_cast<float*>(nullptr));
+    return run(static_cast<std::uint32_t*>(nullptr));
+}
+
+check_result run_merge_sort(cuda_executor& ex, std::uint64_t n, const param_values& p, std::uint64_t seed) {
+    return by_type(p, [&]<class K>(K*) {
+        return sort_keys<K>(ex, n, p, seed, [&](kl::gspan<K> keys, kl::gspan<K> out) {
+            cub_call(ex, "cub_merge_sort", [&](void* temp, std::size_t& bytes) {
+                return cub::DeviceMergeSort::SortKeysCopy(temp, bytes, keys.data(), out.data(),
+                                                          static_cast<std::int64_t>(n), key_less<K>{}, ex.stream());
+            });
+        });
+    });
+}
+
+check_result run_radix_sort(cuda_executor& ex, std::uint64_t n, const param_values& p, std::uint64_t seed) {
+    return by_type(p, [&]<class K>(K*) {
+        return sort_keys<K>(ex, n, p, seed, [&](kl::gspan<K> keys, kl::gspan<K> out) {
+            cub_call(ex, "cub_radix_sort", [&](void* temp, std::size_t& bytes) {
+                return cub::DeviceRadixSort::SortKeys(temp, bytes, keys.data(), out.data(), static_cast<std::int64_t>(n),
+                                                      0, int(sizeof(K) * 8), ex.stream());
+            });
+        });
+    });
+}
+
+check_result run_thrust_sort(cuda_executor& ex, std::uint64_t n, const param_values& p, std::uint64_t seed) {
+    return by_type(p, [&]<class K>(K*) {
+        return sort_keys<K>(ex, n, p, seed, [&](kl::gspan<K> keys, kl::gspan<K> out) {
+            AGPU_CUDA_CHECK(cudaMemcpyAsync(out.data(), keys.data(), n * sizeof(K), cudaMemcpyDeviceToDevice, ex.stream()));
+            ex.timed("thrust_sort", [&] { thrust::sort(thrust::cuda::par.on(ex.stream()), out.data(), out.data() + n, key_less<K>{}); });
+        });
+    });
+}
+
 AGPU_REGISTER_GPU_BASELINE(copy_spec(), run_copy);
 AGPU_REGISTER_GPU_BASELINE(reduce_spec(), run_reduce);
 AGPU_REGISTER_GPU_BASELINE(scan_spec(), run_scan);
+AGPU_REGISTER_GPU_BASELINE(merge_sort_spec(), run_merge_sort);
+AGPU_REGISTER_GPU_BASELINE(radix_sort_spec(), run_radix_sort);
+AGPU_REGISTER_GPU_BASELINE(thrust_sort_spec(), run_thrust_sort);
 
 }  // namespace
 }  // namespace agpu::kernels::baselines

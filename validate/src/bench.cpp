@@ -38,8 +38,12 @@ bench_report bench_dataset(const std::filesystem::path& dir) {
 
     std::map<std::string, std::vector<const measurement*>> by_run;
     const auto rows = read_measurements(dir);
-    for (const auto& r : rows)
+    std::map<std::string, double> sectors_by_run;  // global load + store sectors over the run's launches
+    for (const auto& r : rows) {
         if (r.launch == "run") by_run[r.run_id].push_back(&r);
+        else if (r.value && (r.counter == "global_load_sectors" || r.counter == "global_store_sectors"))
+            sectors_by_run[r.run_id] += *r.value;
+    }
     for (const auto& [id, rs] : by_run) {
         const auto get = [&](const std::string& counter) -> const measurement* {
             for (const auto* r : rs)
@@ -52,7 +56,7 @@ bench_report bench_dataset(const std::filesystem::path& dir) {
         for (const auto& cand : s.entries)
             if (matches(cand, m.algo, m.params) && (!e || cand.sets.size() > e->sets.size())) e = &cand;
         if (!e) continue;  // measured with another version of the suite
-        bench_row b{entry_label(*e), m.algo, m.params, m.n, false, {}, {}, {}, {}, {}};
+        bench_row b{entry_label(*e), m.algo, m.params, m.n, false, {}, {}, {}, {}, {}, {}};
         const auto* check = get("check");
         b.passed = check && check->value && *check->value == 1;
         const auto take = [&](const char* c) -> std::optional<double> {
@@ -68,6 +72,7 @@ bench_report bench_dataset(const std::filesystem::path& dir) {
             if (e->bytes) b.bytes_per_s = e->bytes(m.n) / (*b.ms * 1e-3);
             if (e->items) b.items_per_s = e->items(m.n) / (*b.ms * 1e-3);
         }
+        if (const auto it = sectors_by_run.find(id); it != sectors_by_run.end()) b.global_sectors = it->second;
         out.rows.push_back(std::move(b));
     }
     std::sort(out.rows.begin(), out.rows.end(),
@@ -81,12 +86,15 @@ bench_report bench_dataset(const std::filesystem::path& dir) {
         for (const auto& r : out.rows) {
             if (r.label != t.subject || r.n < t.min_n) continue;
             bench_goal g{t.subject, t.baseline, t.measure, t.what, r.n, std::nullopt, t.at_least, false};
-            if (t.measure == "time") {
+            if (t.measure == "time" || t.measure == "sectors") {
+                const bool time = t.measure == "time";
                 bool baseline_measured = false;  // at this n, in this dataset
                 for (const auto& b : out.rows)
                     if (b.label == t.baseline && b.n == r.n) {
                         baseline_measured = true;
-                        if (b.ms && r.ms) g.value = *b.ms / *r.ms;
+                        if (time && b.ms && r.ms) g.value = *b.ms / *r.ms;
+                        if (!time && b.passed && r.passed && b.global_sectors && r.global_sectors && *r.global_sectors > 0)
+                            g.value = *b.global_sectors / *r.global_sectors;
                     }
                 if (!baseline_measured) continue;  // not a failure: this dataset did not time the baseline here
             } else if (t.measure == "bandwidth") {
@@ -107,7 +115,8 @@ nlohmann::json to_json(const bench_report& r) {
     for (const auto& b : r.rows)
         rows.push_back({{"label", b.label}, {"algo", b.algo}, {"params", b.params}, {"n", b.n}, {"passed", b.passed},
                         {"ms", opt(b.ms)}, {"ms_min", opt(b.ms_min)}, {"ms_max", opt(b.ms_max)},
-                        {"bytes_per_s", opt(b.bytes_per_s)}, {"items_per_s", opt(b.items_per_s)}});
+                        {"bytes_per_s", opt(b.bytes_per_s)}, {"items_per_s", opt(b.items_per_s)},
+                        {"global_sectors", opt(b.global_sectors)}});
     std::size_t met = 0;
     for (const auto& g : r.goals) {
         met += g.met;

@@ -33,9 +33,9 @@ void check_targets(const suite& s) {
     for (const auto& t : s.targets) {
         named(t.subject);
         if (!t.baseline.empty()) named(t.baseline);
-        if (t.measure != "time" && t.measure != "bandwidth" && t.measure != "rate")
+        if (t.measure != "time" && t.measure != "bandwidth" && t.measure != "rate" && t.measure != "sectors")
             throw internal_error("suite " + s.name + ": bench target measure '" + t.measure +
-                                 "' is not time, bandwidth or rate");
+                                 "' is not time, bandwidth, rate or sectors");
         if ((t.measure == "rate") != t.baseline.empty())
             throw internal_error("suite " + s.name + ": a " + t.measure + " target " +
                                  (t.baseline.empty() ? "needs" : "takes no") + " baseline");

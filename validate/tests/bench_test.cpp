@@ -81,3 +81,67 @@ TEST(Bench, AFailedRunIsNotTimed) {
         EXPECT_FALSE(g.met) << g.what;
     }
 }
+
+namespace {
+
+AGPU_REGISTER_SUITE({"bench-test-sectors", "a suite for this test only: a sectors-ratio goal", {1000},
+                     {{"test/lean", {}}, {"test/heavy", {}}},
+                     {{"test/lean", "test/heavy", "sectors", 2.0, 0, "at most half the heavy one's global sectors"}}});
+
+// A run with per-launch sector rows (as a dataset measured with counters has).
+void run_with_sectors(validate::measurement_writer& w, const std::string& algo, std::uint64_t n,
+                      const std::vector<std::pair<double, double>>& launches) {
+    const auto id = validate::make_run_id(algo, n, "", 1);
+    auto r = [&](const std::string& launch, const std::string& counter, double v) {
+        return validate::measurement{id, algo, n, "", 1, launch, "k", counter, v, "sectors", ""};
+    };
+    std::vector<validate::measurement> rows{r("run", "check", 1), r("run", "time_ms", 1.0)};
+    for (std::size_t i = 0; i < launches.size(); ++i) {
+        rows.push_back(r(std::to_string(i), "global_load_sectors", launches[i].first));
+        rows.push_back(r(std::to_string(i), "global_store_sectors", launches[i].second));
+        rows.push_back(r(std::to_string(i), "global_atomic_sectors", 1e9));  // not a load or a store: not counted
+    }
+    rows.push_back(r("run", "complete", 1));
+    w.append_run(rows);
+}
+
+}  // namespace
+
+TEST(Bench, SectorsRatioGoal) {
+    const auto dir = fs::temp_directory_path() / "agpu_bench_test_sectors";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    validate::write_provenance(dir, {{"schema", validate::provenance_schema}, {"suite", "bench-test-sectors"},
+                                     {"device_id", "h100"}, {"gpu", {{"name", "Test GPU"}}}, {"sessions", nlohmann::json::array()}});
+    {
+        validate::measurement_writer w(dir);
+        run_with_sectors(w, "test/lean", 1000, {{100, 50}, {25, 25}});    // 200 sectors
+        run_with_sectors(w, "test/heavy", 1000, {{300, 200}});            // 500 sectors
+        run_with_sectors(w, "test/lean", 2000, {{400, 400}});             // 800 sectors
+        run_with_sectors(w, "test/heavy", 2000, {{700, 500}});            // 1200 sectors
+    }
+    const auto r = validate::bench_dataset(dir);
+    ASSERT_EQ(r.goals.size(), 2u);
+    EXPECT_DOUBLE_EQ(*r.rows[1].global_sectors, 200.0);
+    EXPECT_DOUBLE_EQ(*r.goals[0].value, 2.5);  // 500 / 200 at n = 1000
+    EXPECT_TRUE(r.goals[0].met);
+    EXPECT_DOUBLE_EQ(*r.goals[1].value, 1.5);  // 1200 / 800 at n = 2000
+    EXPECT_FALSE(r.goals[1].met);
+}
+
+TEST(Bench, SectorsGoalWithoutCountersHasNoValue) {
+    const auto dir = fs::temp_directory_path() / "agpu_bench_test_sectors_none";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    validate::write_provenance(dir, {{"schema", validate::provenance_schema}, {"suite", "bench-test-sectors"},
+                                     {"device_id", "h100"}, {"gpu", {{"name", "Test GPU"}}}, {"sessions", nlohmann::json::array()}});
+    {
+        validate::measurement_writer w(dir);
+        run_with_sectors(w, "test/lean", 1000, {});
+        run_with_sectors(w, "test/heavy", 1000, {});
+    }
+    const auto r = validate::bench_dataset(dir);
+    ASSERT_EQ(r.goals.size(), 1u);
+    EXPECT_FALSE(r.goals[0].value);
+    EXPECT_FALSE(r.goals[0].met);
+}

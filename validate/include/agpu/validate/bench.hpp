@@ -21,6 +21,9 @@ struct bench_row {
     bool passed = false;               // the run's check
     std::optional<double> ms, ms_min, ms_max;  // median and spread of the run's time
     std::optional<double> bytes_per_s, items_per_s;
+    // Global load + store sectors summed over the run's launches (CUPTI);
+    // nullopt when the dataset was measured without counters.
+    std::optional<double> global_sectors;
 };
 
 struct bench_goal {

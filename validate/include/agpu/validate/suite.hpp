@@ -29,6 +29,8 @@ struct suite_entry {
 //   time:      baseline's time / subject's time at the same n  >= at_least
 //   bandwidth: subject's bytes/s at n / the baseline's best bytes/s at any n  >= at_least
 //   rate:      subject's items/s at n  >= at_least (no baseline)
+//   sectors:   baseline's global load + store sectors / subject's, at the same n
+//              >= at_least (a dataset measured with counters)
 // Subject and baseline are entry labels: "algo" or "algo name=value;name=value"
 // (an entry matches a run of that algorithm whose parameters include those).
 struct bench_target {

@@ -1,0 +1,199 @@
+// The sort family's specs, drivers and runs: inputs from a seed and a kind,
+// the launches, the check against the CPU reference (std::stable_sort by the
+// key order). Templates on the executor, so the simulator (sort.sim.cpp) and
+// the GPU (sort.gpu.cu) run exactly the same thing. The passes come from
+// agpu/model/sort_plan.hpp, which the closed forms read too.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "agpu/errors.hpp"
+#include "agpu/model/algorithm.hpp"
+#include "agpu/model/sort_plan.hpp"
+#include "common/host_util.hpp"
+#include "sort/bitonic.cuh"
+#include "sort/multiway.cuh"
+#include "sort/sort_input.hpp"
+
+namespace agpu::kernels::sort {
+
+using model::algo_spec;
+using model::check_result;
+using model::param_values;
+namespace plan_ns = model::sort_plan;
+
+// Positions are 32-bit in the values (and 2^32 u64 keys are 32 GiB).
+inline constexpr std::uint64_t max_elements = std::uint64_t(1) << 32;
+
+inline std::vector<model::param_spec> common_params(bool values) {
+    std::vector<model::param_spec> p{
+        {"type", "key type (float: IEEE 754 totalOrder, -NaN < -inf < -0.0 < +0.0 < +inf < +NaN)", "u32",
+         {"u32", "u64", "float"}, 0, 0},
+        {"input", "input keys: random bit patterns, sorted, reverse-sorted, all equal, or 16 distinct values", "random",
+         input_kinds(), 0, 0},
+        {"tile", "elements per basic block sorted on chip (a power of two)", "1024",
+         {"256", "512", "1024", "2048", "4096"}, 0, 0}};
+    if (values)
+        p.push_back({"values", "1: key-value pairs (u32 values, the input positions; a stable sort), 0: keys only", "0",
+                     {"0", "1"}, 0, 0});
+    return p;
+}
+
+inline std::vector<model::param_spec> merge_params(bool with_d) {
+    auto p = common_params(true);
+    p.push_back({"chunk", "C: elements per heap move (a leaf's coalesced read, the root's write); 2C/256 <= 8", "256",
+                 {"64", "128", "256", "512", "1024"}, 0, 0});
+    if (with_d)
+        p.push_back({"d", "runs merged at once (a power of two; auto: the largest whose heap of 2·chunk·d elements fits "
+                          "in M, at most 256)",
+                     "auto", {"auto", "2", "4", "8", "16", "32", "64", "128", "256"}, 0, 0});
+    p.push_back({"parts", "output ranges per group in a merge pass (0: 1 while groups >= k MPs, else enough for 2k "
+                          "blocks, at most run length / chunk; 1: never split)",
+                 "0", {}, 0, 65536});
+    return p;
+}
+
+inline algo_spec multiway_spec() {
+    return {"sort/multiway",
+            "I/O-optimal multiway merge sort: tiles sorted on chip, then d-way merges by a heap of 2C-element buffers "
+            "in shared memory (one MP per group, or per pivot range when groups are few)",
+            "elements", 1 << 20, 0, max_elements, merge_params(true)};
+}
+
+inline algo_spec pairwise_spec() {
+    return {"sort/pairwise",
+            "two-way merge sort: sort/multiway's kernels with d = 2 (log2(n/tile) passes over the data)", "elements",
+            1 << 20, 0, max_elements, merge_params(false)};
+}
+
+inline algo_spec bitonic_spec() {
+    return {"sort/bitonic",
+            "bitonic sort (keys only, not stable): tiles sorted on chip, then global compare-exchange steps and tile "
+            "merges; data-independent",
+            "elements", 1 << 16, 0, std::uint64_t(1) << 24, common_params(false)};
+}
+
+// Where a sort's result lies.
+template <class K, class V>
+struct sorted_spans {
+    kl::gspan<K> keys;
+    kl::gspan<V> vals;
+};
+
+// sort/multiway and sort/pairwise: sorts n elements of (keys, vals); the
+// inputs are left as they were; returns the spans holding the result.
+template <class Exec, class K, class V, bool Pairs>
+sorted_spans<K, V> merge_sort(Exec& ex, kl::gspan<const K> keys, kl::gspan<const V> vals, std::uint64_t n,
+                              const plan_ns::sort_shape& shape) {
+    const auto pl = plan_ns::make_plan(ex.machine(), n, shape);
+    const unsigned threads = sort_policy::threads;
+    sorted_spans<K, V> a{ex.template alloc<K>(n), Pairs ? ex.template alloc<V>(n) : kl::gspan<V>{}};
+    if (n == 0) return a;
+    const unsigned tile = static_cast<unsigned>(shape.tile);
+    ex.launch("block_sort", block_sort<K, V, Pairs>, {static_cast<unsigned>(pl.tiles)}, {threads}, pl.tile_bytes, keys,
+              vals, a.keys, a.vals, n, tile);
+    if (pl.passes.empty()) return a;
+    sorted_spans<K, V> b{ex.template alloc<K>(n), Pairs ? ex.template alloc<V>(n) : kl::gspan<V>{}};
+    for (const auto& ps : pl.passes) {
+        const merge_shape s{n, ps.run_len, static_cast<unsigned>(ps.d), static_cast<unsigned>(shape.chunk),
+                            static_cast<unsigned>(ps.parts)};
+        kl::gspan<std::uint64_t> splits{};
+        if (ps.parts > 1) {
+            splits = ex.template alloc<std::uint64_t>(ps.groups * (ps.parts + 1) * ps.d);
+            ex.launch("select_splits", select_splits<K>, {static_cast<unsigned>(ps.groups)}, {threads}, ps.splits_bytes,
+                      kl::gspan<const K>(a.keys), splits, s, static_cast<unsigned>(ps.per_run));
+        }
+        ex.launch("multiway_merge", multiway_merge<K, V, Pairs>, {static_cast<unsigned>(ps.groups * ps.parts)},
+                  {threads}, ps.heap_bytes, kl::gspan<const K>(a.keys), kl::gspan<const V>(a.vals), b.keys, b.vals,
+                  kl::gspan<const std::uint64_t>(splits), s);
+        std::swap(a, b);
+    }
+    return a;
+}
+
+// sort/bitonic: sorts n keys; returns the span holding the result.
+template <class Exec, class K>
+kl::gspan<K> bitonic_sort(Exec& ex, kl::gspan<const K> keys, std::uint64_t n, const plan_ns::sort_shape& shape) {
+    const auto pl = plan_ns::make_plan(ex.machine(), n, shape);
+    const unsigned threads = sort_policy::threads, tile = static_cast<unsigned>(shape.tile);
+    auto a = ex.template alloc<K>(n);
+    if (n == 0) return a;
+    ex.launch("block_sort", block_sort<K, std::uint32_t, false>, {static_cast<unsigned>(pl.tiles)}, {threads},
+              pl.tile_bytes, keys, kl::gspan<const std::uint32_t>{}, a, kl::gspan<std::uint32_t>{}, n, tile);
+    if (n <= tile) return a;
+    const std::uint64_t big = std::uint64_t(1) << std::bit_width(n - 1), pairs = big / 2;
+    const unsigned blocks = blocks_for(pairs, threads);
+    for (std::uint64_t k = 2 * std::uint64_t(tile); k <= big; k *= 2) {
+        for (std::uint64_t j = k / 2; j >= tile; j /= 2)
+            ex.launch("bitonic_global_step", bitonic_global_step<K>, {blocks}, {threads}, 0, a, n, pairs, k, j, j == k / 2);
+        ex.launch("bitonic_tile_merge", bitonic_tile_merge<K>, {static_cast<unsigned>(pl.tiles)}, {threads},
+                  pl.tile_bytes, a, n, tile);
+    }
+    return a;
+}
+
+// ---- runs ----
+
+template <class K>
+check_result check_keys(const std::vector<K>& got, const std::vector<K>& in, const std::vector<std::uint32_t>& order) {
+    std::vector<K> want(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) want[i] = in[order[i]];
+    const auto m = first_mismatch(as_bits(got), as_bits(want), "keys (bits)");
+    return {m.empty(), m.empty() ? "keys: " + std::to_string(in.size()) + " equal the CPU reference (std::stable_sort)" : m};
+}
+
+template <class K, class Exec>
+check_result run_typed(Exec& ex, const std::string& key, std::uint64_t n, const param_values& p, std::uint64_t seed) {
+    const auto shape = plan_ns::shape_of(key, p);
+    const auto h = sort_input<K>(n, seed, p.text("input"));
+    auto in = ex.template alloc<K>(n);
+    ex.upload(in, std::span<const K>(h));
+    const auto order = reference_order(h);
+    if (key == "sort/bitonic") {
+        const auto out = bitonic_sort(ex, kl::gspan<const K>(in), n, shape);
+        return check_keys(fetch(ex, out, n), h, order);
+    }
+    if (!shape.pairs) {
+        const auto out = merge_sort<Exec, K, std::uint32_t, false>(ex, kl::gspan<const K>(in),
+                                                                    kl::gspan<const std::uint32_t>{}, n, shape);
+        return check_keys(fetch(ex, out.keys, n), h, order);
+    }
+    std::vector<std::uint32_t> pos(n);
+    for (std::uint64_t i = 0; i < n; ++i) pos[i] = static_cast<std::uint32_t>(i);
+    auto vals = ex.template alloc<std::uint32_t>(n);
+    ex.upload(vals, std::span<const std::uint32_t>(pos));
+    const auto out = merge_sort<Exec, K, std::uint32_t, true>(ex, kl::gspan<const K>(in),
+                                                              kl::gspan<const std::uint32_t>(vals), n, shape);
+    auto r = check_keys(fetch(ex, out.keys, n), h, order);
+    if (!r.passed) return r;
+    const auto m = first_mismatch(fetch(ex, out.vals, n), order, "values");
+    if (!m.empty()) return {false, m};
+    return {true, r.detail + "; values: the stable order"};
+}
+
+template <class Exec>
+check_result run_sort(Exec& ex, const std::string& key, std::uint64_t n, const param_values& p, std::uint64_t seed) {
+    const std::string& type = p.text("type");
+    if (type == "u64") return run_typed<std::uint64_t>(ex, key, n, p, seed);
+    if (type == "float") return run_typed<float>(ex, key, n, p, seed);
+    return run_typed<std::uint32_t>(ex, key, n, p, seed);
+}
+
+template <class Exec>
+check_result run_multiway(Exec& ex, std::uint64_t n, const param_values& p, std::uint64_t seed) {
+    return run_sort(ex, "sort/multiway", n, p, seed);
+}
+template <class Exec>
+check_result run_pairwise(Exec& ex, std::uint64_t n, const param_values& p, std::uint64_t seed) {
+    return run_sort(ex, "sort/pairwise", n, p, seed);
+}
+template <class Exec>
+check_result run_bitonic(Exec& ex, std::uint64_t n, const param_values& p, std::uint64_t seed) {
+    return run_sort(ex, "sort/bitonic", n, p, seed);
+}
+
+}  // namespace agpu::kernels::sort

@@ -1,0 +1,238 @@
+// The sort family on the simulator: every algorithm against the CPU reference
+// (std::stable_sort by the key order; values: the stable order) over key
+// types, key-value pairs, input kinds and awkward sizes on b = 32, 16 and 64
+// and a device with small M; the closed forms against the simulator's counts
+// (equal where exact, within the stated bounds elsewhere); the plan's shared
+// memory against the kernels' layouts; bad parameters.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "agpu/errors.hpp"
+#include "agpu/model/catalog.hpp"
+#include "agpu/model/closed_form.hpp"
+#include "agpu/model/sort_plan.hpp"
+#include "agpu/sim/algorithms.hpp"
+#include "agpu/sim/executor.hpp"
+#include "agpu/validate/suite.hpp"
+#include "sort/sort_bounds.hpp"
+#include "sort/sort_runs.hpp"
+
+namespace model = agpu::model;
+namespace sim = agpu::sim;
+namespace sort = agpu::kernels::sort;
+using model::counter;
+
+namespace {
+
+// b = 32, 16, 64; and the H100 with 4 K words of shared memory (d = 4 at chunk 64 for u64 pairs).
+model::device device(const std::string& id) {
+    if (id == "small-m") {
+        auto d = model::resolve_device("h100");
+        d.agpu.M = 4096;
+        return d;
+    }
+    return model::resolve_device(id);
+}
+const char* devices[] = {"h100", "geforce-gtx280", "h100-b64", "small-m"};
+
+sim::simulation run(const std::string& dev, const std::string& algo, std::uint64_t n,
+                    const std::vector<std::string>& sets, std::uint64_t seed = 7) {
+    const auto& a = sim::find_algorithm(algo);
+    return sim::simulate(a, device(dev), n, model::parse_params(a.spec, sets), seed);
+}
+
+void expect_sorted(const std::string& dev, const std::string& algo, std::uint64_t n,
+                   const std::vector<std::string>& sets) {
+    const auto s = run(dev, algo, n, sets);
+    EXPECT_TRUE(s.check.passed) << algo << " " << ::testing::PrintToString(sets) << " on " << dev << " n=" << n << ": "
+                                << s.check.detail;
+}
+
+// The simulated counts against the closed form (exact counters) and the bounds.
+void expect_counts_match(const std::string& dev, const std::string& algo, std::uint64_t n,
+                         const std::vector<std::string>& sets) {
+    const auto d = device(dev);
+    const auto& a = sim::find_algorithm(algo);
+    const auto params = model::parse_params(a.spec, sets);
+    const auto s = sim::simulate(a, d, n, params, 11);
+    ASSERT_TRUE(s.check.passed) << s.check.detail;
+    const auto got = s.record.totals();
+    const auto* cf = model::find_closed_form(algo);
+    ASSERT_NE(cf, nullptr) << algo;
+    const std::string where = algo + " " + ::testing::PrintToString(sets) + " on " + dev + " n=" + std::to_string(n);
+    const auto exact = cf->costs(d.agpu, n, params);
+    for (const auto& [ctr, want] : exact) EXPECT_EQ(got[ctr], want) << where << ": counter " << model::info(ctr).name;
+    const auto bounds = model::sort_costs::sort_bounds(d.agpu, algo, n, params);
+    for (const auto& [ctr, low] : bounds.low) {
+        EXPECT_GE(got[ctr], low) << where << ": counter " << model::info(ctr).name;
+        EXPECT_LE(got[ctr], bounds.high.at(ctr)) << where << ": counter " << model::info(ctr).name;
+        EXPECT_EQ(exact.count(ctr), 0u) << where << ": " << model::info(ctr).name << " both exact and bounded";
+    }
+}
+
+}  // namespace
+
+TEST(SortCorrect, MultiwayEveryTypeValuesAndInput) {
+    for (const char* dev : {"h100", "geforce-gtx280"}) {
+        const std::uint64_t b = device(dev).agpu.b;
+        for (const char* type : {"u32", "u64", "float"})
+            for (const char* values : {"0", "1"})
+                for (const auto& input : sort::input_kinds())
+                    for (std::uint64_t n : {std::uint64_t(0), std::uint64_t(1), b - 1, b + 1, std::uint64_t(3001)})
+                        expect_sorted(dev, "sort/multiway", n,
+                                      {std::string("type=") + type, std::string("values=") + values, "input=" + input,
+                                       "tile=256", "chunk=64", "d=4"});
+    }
+}
+
+TEST(SortCorrect, MultiwayShapes) {
+    // d, chunk and parts over sizes that leave partial tiles, runs and groups; every device.
+    for (const char* dev : devices)
+        for (const char* d : {"2", "8", "auto"})
+            for (const char* parts : {"0", "1", "3"})
+                for (std::uint64_t n : {std::uint64_t(255), std::uint64_t(257), std::uint64_t(2049), std::uint64_t(6000)})
+                    expect_sorted(dev, "sort/multiway", n,
+                                  {"type=u64", "values=1", "input=few", "tile=256", "chunk=64", std::string("d=") + d,
+                                   std::string("parts=") + parts});
+    for (const char* chunk : {"64", "256", "1024"})
+        expect_sorted("h100", "sort/multiway", 9001, {"values=1", "tile=512", std::string("chunk=") + chunk, "d=4"});
+}
+
+TEST(SortCorrect, PairwiseAndBitonic) {
+    for (const char* dev : devices) {
+        const std::uint64_t b = device(dev).agpu.b;
+        for (std::uint64_t n : {std::uint64_t(1), b - 1, b + 1, std::uint64_t(1000), std::uint64_t(4097)}) {
+            for (const char* input : {"random", "reverse", "equal"}) {
+                expect_sorted(dev, "sort/pairwise", n, {"values=1", "tile=256", "chunk=64", std::string("input=") + input});
+                expect_sorted(dev, "sort/bitonic", n, {"type=float", "tile=256", std::string("input=") + input});
+            }
+            expect_sorted(dev, "sort/bitonic", n, {"type=u64", "tile=256", "input=few"});
+        }
+    }
+    expect_sorted("h100", "sort/bitonic", 0, {});
+}
+
+TEST(SortReference, FloatTotalOrder) {
+    const float nan = std::nanf(""), inf = INFINITY;
+    const std::vector<float> want{-nan, -inf, -1.0f, -0.0f, 0.0f, 1e-45f, 1.0f, inf, nan};
+    for (std::size_t i = 0; i + 1 < want.size(); ++i) {
+        EXPECT_TRUE(sort::ref_less(want[i], want[i + 1])) << i;
+        EXPECT_FALSE(sort::ref_less(want[i + 1], want[i])) << i;
+    }
+}
+
+TEST(SortClosedForm, MatchesTheSimulator) {
+    for (const char* dev : devices) {
+        const std::uint64_t b = device(dev).agpu.b;
+        for (std::uint64_t n : {std::uint64_t(0), std::uint64_t(1), b + 1, std::uint64_t(256), std::uint64_t(2049),
+                                std::uint64_t(5000)}) {
+            for (const char* parts : {"1", "0"})
+                for (const char* values : {"0", "1"}) {
+                    expect_counts_match(dev, "sort/multiway", n,
+                                        {"type=u64", std::string("values=") + values, "tile=256", "chunk=64", "d=4",
+                                         std::string("parts=") + parts});
+                    expect_counts_match(dev, "sort/pairwise", n,
+                                        {std::string("values=") + values, "tile=256", "chunk=128",
+                                         std::string("parts=") + parts, "input=few"});
+                }
+            expect_counts_match(dev, "sort/bitonic", n, {"tile=256"});
+            expect_counts_match(dev, "sort/bitonic", n, {"type=u64", "tile=512", "input=sorted"});
+        }
+    }
+}
+
+TEST(SortClosedForm, EveryAlgorithmHasOne) {
+    for (const char* algo : {"sort/multiway", "sort/pairwise", "sort/bitonic"})
+        EXPECT_NE(model::find_closed_form(algo), nullptr) << algo;
+}
+
+TEST(SortPlan, SharedBytesEqualTheKernelsLayouts) {
+    for (unsigned d : {2u, 4u, 64u, 256u})
+        for (unsigned chunk : {64u, 256u, 1024u}) {
+            EXPECT_EQ((sort::heap_layout<std::uint32_t, std::uint32_t, false>{d, chunk}.bytes()),
+                      model::sort_plan::heap_bytes(d, chunk, 4, 4, false));
+            EXPECT_EQ((sort::heap_layout<std::uint64_t, std::uint32_t, true>{d, chunk}.bytes()),
+                      model::sort_plan::heap_bytes(d, chunk, 8, 4, true));
+            EXPECT_EQ((sort::heap_layout<float, std::uint32_t, true>{d, chunk}.bytes()),
+                      model::sort_plan::heap_bytes(d, chunk, 4, 4, true));
+        }
+    for (unsigned tile : {256u, 4096u}) {
+        EXPECT_EQ((sort::tile_shared_bytes<std::uint64_t, std::uint32_t, true>(tile)),
+                  model::sort_plan::tile_bytes(tile, 8, 4, true));
+        EXPECT_EQ((sort::tile_shared_bytes<std::uint32_t, std::uint32_t, false>(tile)),
+                  model::sort_plan::tile_bytes(tile, 4, 4, false));
+    }
+}
+
+TEST(SortPlan, DFromMAndPhases) {
+    const auto& a = sim::find_algorithm("sort/multiway");
+    const auto h100 = device("h100").agpu;
+    // 2^28 u32 keys on the H100: tiles of 1024, d = 64 (a heap of 2·256·63 keys fits in M): 3 passes,
+    // the first with groups >= k (no splits), the last split into ranges for 2k blocks.
+    const auto pl = model::sort_plan::make_plan(h100, std::uint64_t(1) << 28,
+                                                model::sort_plan::shape_of("sort/multiway", model::parse_params(a.spec, {})));
+    ASSERT_EQ(pl.passes.size(), 3u);
+    EXPECT_EQ(pl.passes[0].d, 64u);
+    EXPECT_EQ(pl.passes[0].parts, 1u);
+    EXPECT_EQ(pl.passes[2].groups, 1u);
+    EXPECT_EQ(pl.passes[2].parts, 2 * h100.k());
+    EXPECT_LE(pl.passes[0].heap_bytes, h100.shared_bytes());
+    EXPECT_GT(model::sort_plan::heap_bytes(128, 256, 4, 4, false), h100.shared_bytes());
+}
+
+TEST(SortParams, BadValuesAreTypedErrors) {
+    const auto& a = sim::find_algorithm("sort/multiway");
+    EXPECT_THROW(model::parse_params(a.spec, {"d=3"}), agpu::input_error);
+    EXPECT_THROW(model::parse_params(a.spec, {"type=i32"}), agpu::input_error);
+    EXPECT_THROW(model::parse_params(a.spec, {"parts=-1"}), agpu::input_error);
+    // A heap or a tile beyond M names the parameter and M.
+    auto tiny = device("h100").agpu;
+    tiny.M = 1024;
+    try {
+        model::sort_plan::make_plan(tiny, 100000,
+                                    model::sort_plan::shape_of("sort/multiway", model::parse_params(a.spec, {"d=64", "tile=256"})));
+        FAIL() << "no error";
+    } catch (const agpu::input_error& e) {
+        EXPECT_NE(std::string(e.what()).find("d=64"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("M = 1024 words"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(model::sort_plan::make_plan(tiny, 100000, model::sort_plan::shape_of(
+                                                               "sort/multiway", model::parse_params(a.spec, {"tile=4096"}))),
+                 agpu::input_error);
+}
+
+TEST(SortSuites, EntriesParseAndGoalsNameEntries) {
+    for (const char* name : {"sort", "sort-bench"}) {
+        const auto& suite = agpu::validate::find_suite(name);
+        EXPECT_NO_THROW(agpu::validate::check_targets(suite)) << name;
+        for (const auto& e : suite.entries) {
+            ASSERT_TRUE(e.bytes && e.items) << agpu::validate::entry_label(e);
+            if (e.algo.starts_with("baseline/")) continue;  // GPU-only
+            EXPECT_NO_THROW(model::parse_params(sim::find_algorithm(e.algo).spec, e.sets)) << name;
+        }
+    }
+}
+
+// The hidden constant of the I/O bound: sort/multiway reads and writes every
+// key once per pass (block_sort and each merge pass), plus the pivots'
+// searches and samples and the ranges' partial moves; the two-way sort takes
+// log2 instead of log_d passes. (A table over n and devices: README.md.)
+TEST(SortIo, MultiwayNearItsPassesAndBelowPairwise) {
+    const std::uint64_t n = 65536;
+    for (const char* dev : {"h100", "geforce-gtx280"}) {
+        const auto d = device(dev);
+        const auto& a = sim::find_algorithm("sort/multiway");
+        const auto pl = model::sort_plan::make_plan(
+            d.agpu, n, model::sort_plan::shape_of("sort/multiway", model::parse_params(a.spec, {})));
+        const double pass_blocks = 2.0 * double(n) / double(d.agpu.b);  // u32 keys: one word each
+        const double passes = 1.0 + double(pl.passes.size());
+        const auto multi = run(dev, "sort/multiway", n, {}).record.totals();
+        const auto pair = run(dev, "sort/pairwise", n, {}).record.totals();
+        EXPECT_GE(double(multi[counter::io_blocks]), passes * pass_blocks) << dev;
+        EXPECT_LE(double(multi[counter::io_blocks]), 1.5 * passes * pass_blocks) << dev;
+        EXPECT_LT(multi[counter::io_blocks], pair[counter::io_blocks]) << dev;
+    }
+}

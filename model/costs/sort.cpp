@@ -1,0 +1,386 @@
+// The sort family's plan (agpu/model/sort_plan.hpp) and closed-form costs
+// (kernels/sort/).
+//
+// Exact at every n on any machine (kernels/sort/tests/sort_test.cpp checks
+// them against the simulator on b = 32, 16 and 64 and a small M):
+//   every algorithm: launches, thread_blocks, threads, shared_words_max (the
+//     plan is a function of n, the machine and the parameters only);
+//   sort/bitonic: every global counter (requests, instructions, sectors,
+//     blocks; loads and stores) and io_blocks: every compare-exchange loads
+//     and stores both elements, so the addresses do not depend on the data;
+//   sort/multiway, sort/pairwise: the same global counters when every merge
+//     pass is of the first kind (parts = 1: a block merges a whole group):
+//     leaves read their runs in C-element moves from the runs' starts and the
+//     root writes C-element moves from the group's start (a node passes C
+//     elements every time but the last, see multiway.cuh), all at the same
+//     offsets whatever the keys.
+// Bounded (sort_bounds): with split ranges (parts > 1) the ranges start where
+// the pivots fall and select_splits' binary searches go where the keys say:
+// global sectors and blocks lie between what the elements need when perfectly
+// aligned and one extra sector per warp-instruction on the most instructions
+// the ranges can take.
+// Not given: time steps, shared wavefronts and conflicts, warp-instructions,
+// barriers and compute: the merges' co-rank searches and the heap's choices
+// depend on the keys (the bitonic network's do not, and follow the same
+// pattern as block_sort; a closed form for them is future work).
+#include <algorithm>
+#include <bit>
+#include <map>
+#include <string>
+
+#include "agpu/errors.hpp"
+#include "agpu/model/closed_form.hpp"
+#include "agpu/model/sort_plan.hpp"
+
+namespace agpu::model {
+namespace sort_plan {
+namespace {
+
+std::uint64_t align16(std::uint64_t x) { return (x + 15) / 16 * 16; }
+std::uint64_t pow2_ceil(std::uint64_t x) { return x <= 1 ? 1 : std::uint64_t(1) << std::bit_width(x - 1); }
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+std::string bytes_rule(std::uint64_t bytes, const machine& m) {
+    return "needs " + std::to_string(ceil_div(bytes, m.word_bytes())) + " words of shared memory, more than M = " +
+           std::to_string(m.M) + " words";
+}
+
+}  // namespace
+
+std::uint64_t heap_bytes(std::uint64_t d, std::uint64_t chunk, std::uint64_t kb, std::uint64_t vb, bool pairs) {
+    const std::uint64_t slots = d * 2 * chunk;
+    std::uint64_t at = align16(slots * kb);
+    if (pairs) at += align16(slots * vb) + align16(slots);
+    at += 2 * align16(16 * d);           // pos, end
+    at += align16(2 * d * kb);           // last
+    at += 3 * align16(8 * d);            // count, head, dry
+    return at + 16;                      // misc
+}
+
+std::uint64_t tile_bytes(std::uint64_t tile, std::uint64_t kb, std::uint64_t vb, bool pairs) {
+    return align16(tile * kb) + align16(tile * 4) + (pairs ? align16(tile * vb) : 0);
+}
+
+sort_shape shape_of(const std::string& key, const param_values& p) {
+    sort_shape s;
+    s.key = key;
+    const std::string& type = p.text("type");
+    s.key_bytes = type == "u64" ? 8 : 4;
+    s.pairs = key != "sort/bitonic" && p.text("values") == "1";
+    s.tile = std::stoull(p.text("tile"));
+    if (key != "sort/bitonic") s.chunk = std::stoull(p.text("chunk"));
+    if (key == "sort/multiway") {
+        const std::string& d = p.text("d");
+        s.d = d == "auto" ? 0 : std::stoull(d);
+    } else {
+        s.d = 2;
+    }
+    if (key != "sort/bitonic") s.parts = static_cast<std::uint64_t>(p.integer("parts"));
+    return s;
+}
+
+plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s) {
+    plan out;
+    out.n = n;
+    out.tiles = ceil_div(n, s.tile);
+    out.tile_bytes = tile_bytes(s.tile, s.key_bytes, s.value_bytes, s.pairs);
+    if (out.tile_bytes > m.shared_bytes())
+        throw input_error("option --set tile=" + std::to_string(s.tile), s.key + ": a tile " + bytes_rule(out.tile_bytes, m));
+    if (s.key == "sort/bitonic" || out.tiles <= 1) return out;
+    std::uint64_t d_max = s.d;
+    if (d_max == 0) {
+        d_max = 2;
+        while (d_max < 256 && heap_bytes(2 * d_max, s.chunk, s.key_bytes, s.value_bytes, s.pairs) <= m.shared_bytes())
+            d_max *= 2;
+    }
+    if (const std::uint64_t hb = heap_bytes(d_max, s.chunk, s.key_bytes, s.value_bytes, s.pairs); hb > m.shared_bytes())
+        throw input_error(s.d ? "option --set d=" + std::to_string(s.d) : "option --set chunk=" + std::to_string(s.chunk),
+                          s.key + ": a heap of d = " + std::to_string(d_max) + " leaves and chunk " +
+                              std::to_string(s.chunk) + " " + bytes_rule(hb, m));
+    const std::uint64_t k = m.k();
+    std::uint64_t runs = out.tiles, len = s.tile;
+    while (runs > 1) {
+        merge_pass ps;
+        ps.d = std::min(d_max, pow2_ceil(runs));
+        ps.run_len = len;
+        ps.runs = runs;
+        ps.groups = ceil_div(runs, ps.d);
+        ps.heap_bytes = heap_bytes(ps.d, s.chunk, s.key_bytes, s.value_bytes, s.pairs);
+        if (s.parts > 0) ps.parts = s.parts;
+        else if (ps.groups >= k) ps.parts = 1;
+        // Enough ranges for 2k blocks, but no more than L/C: then a range takes at least about C elements
+        // of every run, so the partial moves at the ranges' ends and the pivot searches stay small
+        // beside the n/b blocks of the pass.
+        else ps.parts = std::max<std::uint64_t>(1, std::min(ceil_div(2 * k, ps.groups), len / s.chunk));
+        if (ps.parts > 1) {
+            // Samples: about 2 per part from every run, as many as fit in M (and 8192 at most).
+            ps.per_run = std::max<std::uint64_t>(1, pow2_ceil(2 * ps.parts));
+            auto bytes = [&](std::uint64_t per) { return align16(ps.d * per * s.key_bytes) + align16(ps.d * per * 4); };
+            while (ps.per_run > 1 && (ps.d * ps.per_run > 8192 || bytes(ps.per_run) > m.shared_bytes())) ps.per_run /= 2;
+            ps.splits_bytes = bytes(ps.per_run);
+            if (ps.splits_bytes > m.shared_bytes())
+                throw input_error("option --set d", s.key + ": the pivot samples " + bytes_rule(ps.splits_bytes, m));
+        }
+        out.passes.push_back(ps);
+        runs = ps.groups;
+        len *= ps.d;
+    }
+    return out;
+}
+
+}  // namespace sort_plan
+
+namespace sort_costs {
+
+struct count_bounds {
+    partial_counts low, high;
+};
+
+namespace {
+
+using namespace sort_plan;
+
+constexpr std::uint64_t sector_bytes = 32;
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+// Global counters of warp-instructions over contiguous bytes.
+struct global_tally {
+    const machine* m;
+    partial_counts c;
+    void access(bool load, std::uint64_t first_byte, std::uint64_t bytes, std::uint64_t times = 1) {
+        const std::uint64_t sectors = units(first_byte, bytes, sector_bytes) * times;
+        const std::uint64_t blocks = units(first_byte, bytes, m->block_bytes()) * times;
+        c[load ? counter::global_load_instructions : counter::global_store_instructions] += times;
+        c[load ? counter::global_load_requests : counter::global_store_requests] += times;
+        c[load ? counter::global_load_sectors : counter::global_store_sectors] += sectors;
+        c[load ? counter::global_load_blocks : counter::global_store_blocks] += blocks;
+        c[counter::global_requests] += times;
+        c[counter::global_sectors] += sectors;
+        c[counter::io_blocks] += blocks;
+    }
+    // A loop `for (i = t; i < len; i += threads)` of one access of `s`-byte
+    // elements from element `first` (aligned as the element index says).
+    void strided_loop(bool load, std::uint64_t first, std::uint64_t len, std::uint64_t s, std::uint64_t times = 1) {
+        const std::uint64_t b = m->b;
+        for (std::uint64_t w0 = 0; w0 < len; w0 += b) {
+            const std::uint64_t live = std::min(b, len - w0);
+            access(load, (first + w0) * s, live * s, times);
+        }
+    }
+    // len elements moved in chunks of `chunk` from element `first` (each chunk its own loop).
+    void chunked(bool load, std::uint64_t first, std::uint64_t len, std::uint64_t chunk, std::uint64_t s,
+                 std::uint64_t times = 1) {
+        for (std::uint64_t c0 = 0; c0 < len; c0 += chunk) strided_loop(load, first + c0, std::min(chunk, len - c0), s, times);
+    }
+};
+
+// The exact counters every sort has: launches, blocks, threads, shared words.
+void add_launch(partial_counts& c, const machine& m, std::uint64_t blocks, std::uint64_t shared_bytes) {
+    c[counter::launches] += 1;
+    c[counter::thread_blocks] += blocks;
+    c[counter::threads] += blocks * threads;
+    c[counter::shared_words_max] =
+        std::max(c[counter::shared_words_max], ceil_div(shared_bytes, m.word_bytes()));
+}
+
+void init_exact(partial_counts& c, bool with_global) {
+    for (counter k : {counter::launches, counter::thread_blocks, counter::threads, counter::shared_words_max}) c[k] = 0;
+    if (with_global)
+        for (counter k : {counter::global_load_instructions, counter::global_load_requests, counter::global_load_sectors,
+                          counter::global_load_blocks, counter::global_store_instructions, counter::global_store_requests,
+                          counter::global_store_sectors, counter::global_store_blocks, counter::global_requests,
+                          counter::global_sectors, counter::io_blocks, counter::global_atomic_instructions,
+                          counter::global_atomic_sectors, counter::global_atomic_blocks})
+            c[k] = 0;
+}
+
+// block_sort (and bitonic_tile_merge, with pairs = false) over n elements in tiles.
+void tile_pass(global_tally& g, std::uint64_t n, std::uint64_t tile, std::uint64_t kb, std::uint64_t vb, bool pairs) {
+    const std::uint64_t full = n / tile, rest = n % tile;
+    for (bool load : {true, false}) {
+        g.strided_loop(load, 0, tile, kb, full);
+        if (rest) g.strided_loop(load, full * tile, rest, kb);
+        if (pairs) {
+            g.strided_loop(load, 0, tile, vb, full);
+            if (rest) g.strided_loop(load, full * tile, rest, vb);
+        }
+    }
+}
+
+bool exact_global(const plan& pl) {
+    return std::all_of(pl.passes.begin(), pl.passes.end(), [](const merge_pass& p) { return p.parts == 1; });
+}
+
+partial_counts merge_sort_costs(const machine& m, std::uint64_t n, const param_values& p, const std::string& key) {
+    const sort_shape s = shape_of(key, p);
+    const plan pl = make_plan(m, n, s);
+    partial_counts c;
+    const bool exact = exact_global(pl);
+    init_exact(c, exact);
+    if (n == 0) return c;
+    global_tally g{&m, {}};
+    add_launch(c, m, pl.tiles, pl.tile_bytes);
+    tile_pass(g, n, s.tile, s.key_bytes, s.value_bytes, s.pairs);
+    for (const auto& ps : pl.passes) {
+        if (ps.parts > 1) add_launch(c, m, ps.groups, ps.splits_bytes);
+        add_launch(c, m, ps.groups * ps.parts, ps.heap_bytes);
+        if (!exact) continue;
+        // Leaves: every run from its start in chunks; roots: every group from its start in chunks.
+        const std::uint64_t full_runs = n / ps.run_len, last_run = n % ps.run_len;
+        const std::uint64_t glen = ps.d * ps.run_len, full_groups = n / glen, last_group = n % glen;
+        for (auto [s_, load] : {std::pair{s.key_bytes, true}, std::pair{s.value_bytes, false}}) {
+            (void)load;
+            if (!load && !s.pairs) continue;
+            g.chunked(true, 0, ps.run_len, s.chunk, s_, full_runs);
+            if (last_run) g.chunked(true, full_runs * ps.run_len, last_run, s.chunk, s_);
+            g.chunked(false, 0, glen, s.chunk, s_, full_groups);
+            if (last_group) g.chunked(false, full_groups * glen, last_group, s.chunk, s_);
+        }
+    }
+    if (exact)
+        for (auto& [k, v] : g.c) c[k] += v;
+    return c;
+}
+
+partial_counts multiway(const machine& m, std::uint64_t n, const param_values& p) {
+    return merge_sort_costs(m, n, p, "sort/multiway");
+}
+partial_counts pairwise(const machine& m, std::uint64_t n, const param_values& p) {
+    return merge_sort_costs(m, n, p, "sort/pairwise");
+}
+
+// sort/bitonic: block_sort, then per stage the global steps and a tile merge.
+partial_counts bitonic(const machine& m, std::uint64_t n, const param_values& p) {
+    const sort_shape s = shape_of("sort/bitonic", p);
+    const plan pl = make_plan(m, n, s);
+    partial_counts c;
+    init_exact(c, true);
+    if (n == 0) return c;
+    global_tally g{&m, {}};
+    const std::uint64_t kb = s.key_bytes, b = m.b;
+    add_launch(c, m, pl.tiles, pl.tile_bytes);
+    tile_pass(g, n, s.tile, kb, 0, false);
+    const std::uint64_t big = std::uint64_t(1) << std::bit_width(n - 1);  // n rounded up to a power of two
+    const std::uint64_t pairs = n <= 1 ? 0 : big / 2;
+    for (std::uint64_t k = 2 * s.tile; k <= big && n > s.tile; k *= 2) {
+        for (std::uint64_t j = k / 2; j >= s.tile; j /= 2) {
+            const bool mirror = j == k / 2;
+            add_launch(c, m, ceil_div(pairs, threads), 0);
+            // A warp's lanes p0..p0+b-1 lie in one run of j pairs (j >= tile >= b): i contiguous, l contiguous
+            // (ascending, or descending for the mirror step). Active lanes: l < n.
+            for (std::uint64_t p0 = 0; p0 < pairs; p0 += b) {
+                const std::uint64_t lanes = std::min(b, pairs - p0);
+                const std::uint64_t i0 = ((p0 & ~(j - 1)) << 1) | (p0 & (j - 1));
+                std::uint64_t lo_i = 0, active = 0, lo_l = 0;
+                if (!mirror) {  // l = i + j rises with the lane: the first lanes are active
+                    active = i0 + j >= n ? 0 : std::min(lanes, n - (i0 + j));
+                    lo_i = i0;
+                    lo_l = i0 + j;
+                } else {  // l = i ^ (k - 1) falls with the lane: the last lanes are active
+                    const std::uint64_t l_first = i0 ^ (k - 1);  // the first lane's (largest) l
+                    const std::uint64_t l_last = l_first - (lanes - 1);
+                    if (l_last < n) {
+                        active = std::min(lanes, n - l_last);
+                        lo_l = l_last;
+                        lo_i = i0 + (lanes - active);
+                    }
+                }
+                if (!active) continue;
+                for (bool load : {true, false}) {
+                    g.access(load, lo_i * kb, active * kb);
+                    g.access(load, lo_l * kb, active * kb);
+                }
+            }
+        }
+        add_launch(c, m, pl.tiles, pl.tile_bytes);
+        tile_pass(g, n, s.tile, kb, 0, false);
+    }
+    for (auto& [k, v] : g.c) c[k] += v;
+    return c;
+}
+
+}  // namespace
+
+// Declared in kernels/sort/sort_bounds.hpp.
+count_bounds sort_bounds(const machine& m, const std::string& key, std::uint64_t n, const param_values& p);
+count_bounds sort_bounds(const machine& m, const std::string& key, std::uint64_t n, const param_values& p) {
+    count_bounds out;
+    if (key == "sort/bitonic" || n == 0) return out;
+    const sort_shape s = shape_of(key, p);
+    const plan pl = make_plan(m, n, s);
+    if (exact_global(pl)) return out;
+    // Exact part: block_sort and the passes of the first kind.
+    global_tally g{&m, {}};
+    tile_pass(g, n, s.tile, s.key_bytes, s.value_bytes, s.pairs);
+    std::uint64_t low_sectors = 0, high_sectors = 0, low_blocks = 0, high_blocks = 0;
+    const std::uint64_t b = m.b, bb = m.block_bytes();
+    for (const auto& ps : pl.passes) {
+        std::uint64_t len = ps.run_len;
+        const std::uint64_t glen = ps.d * len, full_runs = n / len, last_run = n % len;
+        const std::uint64_t full_groups = n / glen, last_group = n % glen;
+        for (int a = 0; a < (s.pairs ? 2 : 1); ++a) {
+            const std::uint64_t e = a == 0 ? s.key_bytes : s.value_bytes;
+            if (ps.parts == 1) {
+                g.chunked(true, 0, len, s.chunk, e, full_runs);
+                if (last_run) g.chunked(true, full_runs * len, last_run, s.chunk, e);
+                g.chunked(false, 0, glen, s.chunk, e, full_groups);
+                if (last_group) g.chunked(false, full_groups * glen, last_group, s.chunk, e);
+                continue;
+            }
+            // Every element read once and written once; the most warp-instructions: every chunk of every
+            // range (n/C + one partial per range), ceil(C/b) each, reading and writing.
+            const std::uint64_t ranges = ps.groups * ps.parts * ps.d;
+            const std::uint64_t instr = (n / s.chunk + ranges) * ceil_div(s.chunk, b);
+            low_sectors += 2 * ceil_div(n * e, sector_bytes);
+            low_blocks += 2 * ceil_div(n * e, bb);
+            high_sectors += 2 * (ceil_div(n * e, sector_bytes) + instr);
+            high_blocks += 2 * (ceil_div(n * e, bb) + instr);
+        }
+        if (ps.parts > 1) {
+            // select_splits: samples (at most one sector and block each), searches (ceil(log2(L + 1)) probes
+            // per (q, r)), the splits stores (8 bytes per (q, r)).
+            const std::uint64_t searches = ps.groups * (ps.parts + 1) * ps.d;
+            const std::uint64_t probes = searches * std::bit_width(len);
+            const std::uint64_t samples = ps.groups * ps.d * ps.per_run;
+            low_sectors += ceil_div(searches * 8, sector_bytes);
+            low_blocks += ceil_div(searches * 8, bb);
+            high_sectors += samples + probes + searches;
+            high_blocks += samples + probes + searches;
+        }
+    }
+    const auto& x = g.c;
+    auto at = [&](counter k) { return x.count(k) ? x.at(k) : 0; };
+    const std::uint64_t exact_sectors = at(counter::global_sectors), exact_blocks = at(counter::io_blocks);
+    out.low[counter::global_sectors] = exact_sectors + low_sectors;
+    out.high[counter::global_sectors] = exact_sectors + high_sectors;
+    out.low[counter::io_blocks] = exact_blocks + low_blocks;
+    out.high[counter::io_blocks] = exact_blocks + high_blocks;
+    return out;
+}
+
+}  // namespace sort_costs
+
+namespace {
+
+AGPU_REGISTER_CLOSED_FORM({"sort/multiway",
+                           "block_sort of ceil(n/tile) tiles, then ceil(log_d(n/tile)) merge passes (d the largest "
+                           "power of two with a heap of 2·chunk·d elements in M): per pass one launch of groups·P "
+                           "blocks (P = 1 while groups >= k) and, when P > 1, select_splits; each pass reads and writes "
+                           "every element once in chunk-element coalesced moves: I/O about (1 + ceil(log_d(n/tile)))·"
+                           "2·n·s/(4b) blocks, Theta((n/b) log_{M/b}(n/b)); exact: launches, blocks, threads, shared "
+                           "words, and the global counters when P = 1",
+                           sort_costs::multiway});
+AGPU_REGISTER_CLOSED_FORM({"sort/pairwise",
+                           "sort/multiway with d = 2: ceil(log2(n/tile)) merge passes, each reading and writing every "
+                           "element once: I/O about (1 + log2(n/tile))·2·n·s/(4b) blocks, Theta((n/b) log(n/b))",
+                           sort_costs::pairwise});
+AGPU_REGISTER_CLOSED_FORM({"sort/bitonic",
+                           "block_sort, then for each stage k = 2·tile..N (N = n rounded up to a power of two) "
+                           "log2(k/tile) global compare-exchange launches and a tile merge: each launch reads and writes "
+                           "every element once: I/O about (1 + L(L+1)/2·(1 + 1/L))·2·n·s/(4b) blocks, L = log2(N/tile); "
+                           "exact: launches, blocks, threads, shared words, every global counter",
+                           sort_costs::bitonic});
+
+}  // namespace
+}  // namespace agpu::model
