@@ -1,0 +1,102 @@
+// The time model (DESIGN.md section 5): predicted seconds from AGPU counts and
+// a device's parameters, through dimensionless efficiency constants that
+// carry from one device to another.
+//
+//   t = c_launch  * launches * launch_overhead
+//     + c_dram    * (global + atomic sectors) * 32 B / bandwidth
+//     + c_step    * time_steps / clock
+//     + c_latency * (time_steps / W) / clock
+//     + c_atomic  * global atomic sectors / clock
+//
+// Each term is a count the simulator or a closed form gives, turned into
+// seconds by the device's own figures; its constant says how the hardware
+// does against that figure (c_dram = 1.25: 80% of peak bandwidth; c_step =
+// clocks per AGPU step). A sum of terms, not a max-like roofline, so that the
+// constants are a linear least-squares problem (non-negative: nnls.hpp) and a
+// bound that dominates a kernel takes the weight: a memory-bound kernel is
+// mostly its c_dram term, a compute-bound one its c_step term.
+//
+// W, the warps resident per MP, turns the busiest MP's steps into the length
+// of one warp's chain of instructions: with few warps (a one-thread kernel, a
+// one-block launch) each step waits a memory or pipeline latency that no
+// other warp hides. W = threads per launch / (k b), between 1 and the
+// device's max_threads_per_sm / b; from a run's totals it is the average
+// launch's (closed forms give totals only).
+//
+// The fitted constants are a file (schema agpu.fit/1) with the provenance of
+// the fit; the committed H100 fit is compiled in (default_fit()).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "agpu/model/counters.hpp"
+#include "agpu/model/device.hpp"
+
+namespace agpu::model {
+
+enum class time_term : std::uint8_t { launch, dram, step, latency, atomic, count_ };
+inline constexpr std::size_t time_term_count = static_cast<std::size_t>(time_term::count_);
+
+struct time_term_info {
+    time_term id;
+    std::string_view name;         // JSON key of the constant
+    std::string_view constant;     // what the constant means
+    std::string_view feature;      // what it multiplies, in seconds
+};
+
+inline constexpr std::array<time_term_info, time_term_count> time_term_table{{
+    {time_term::launch, "launch", "launch overheads per launch (1: the device's launch_overhead_us)",
+     "launches * hardware.launch_overhead_us"},
+    {time_term::dram, "dram", "peak bandwidth / achieved (1: every byte at peak)",
+     "(global_sectors + global_atomic_sectors) * 32 B / hardware.mem_bandwidth_gbs"},
+    {time_term::step, "step", "SM clocks per AGPU step of the busiest MP (issue throughput)",
+     "time_steps / hardware.sm_clock_mhz"},
+    {time_term::latency, "latency", "SM clocks of latency per step of one warp's chain",
+     "time_steps / W / hardware.sm_clock_mhz, W = resident warps per MP"},
+    {time_term::atomic, "atomic", "SM clocks per global atomic sector (serialised in L2)",
+     "global_atomic_sectors / hardware.sm_clock_mhz"},
+}};
+
+constexpr const time_term_info& info(time_term t) { return time_term_table[static_cast<std::size_t>(t)]; }
+
+using time_vector = std::array<double, time_term_count>;
+
+// Seconds each term contributes per unit of its constant, for counts `c`
+// (one launch, or a run's totals) on device `d`.
+time_vector time_features(const counts& c, const device& d);
+
+// The warps resident per MP that the latency term divides by (see above).
+double resident_warps(const counts& c, const device& d);
+
+// sum_i constants[i] * features[i].
+double predict_seconds(const time_vector& features, const time_vector& constants);
+
+inline constexpr const char* fit_schema = "agpu.fit/1";
+inline constexpr int fit_schema_version = 1;
+
+// A fit: the constants and where they came from.
+struct time_fit {
+    time_vector constants{};
+    std::string device;            // the device the data was measured on
+    std::string date;              // ISO 8601, when the fit was made
+    std::string commit;            // agpu's commit that made it
+    std::vector<std::string> datasets;
+    nlohmann::json quality = nlohmann::json::object();  // errors of the fit (validate/fit.hpp), kept as written
+    std::string source;            // where it was read from ("" if made here)
+};
+
+// JSON in and out. Reading checks the schema ("agpu.fit/N": N newer than this
+// agpu reads is rejected) and every constant (present, finite, >= 0, no
+// unknown ones); errors are input_error("<where>: field <f>", rule).
+nlohmann::json fit_to_json(const time_fit& f);
+time_fit fit_from_json(const nlohmann::json& j, const std::string& where);
+time_fit load_fit_file(const std::string& path);
+// The committed H100 fit (model/fits/h100.json, compiled in).
+const time_fit& default_fit();
+
+}  // namespace agpu::model
