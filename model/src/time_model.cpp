@@ -36,13 +36,6 @@ std::string text_field(const json& j, const char* key, const std::string& where)
 
 }  // namespace
 
-double resident_warps(const counts& c, const device& d) {
-    const double k = double(std::max<std::uint64_t>(d.agpu.k(), 1)), b = double(d.agpu.b);
-    const double launches = double(std::max<std::uint64_t>(c[counter::launches], 1));
-    const double most = std::max(1.0, double(d.hw.max_threads_per_sm) / b);
-    return std::clamp(double(c[counter::threads]) / launches / (k * b), 1.0, most);
-}
-
 time_vector time_features(const counts& c, const device& d) {
     const double clock_hz = d.hw.sm_clock_mhz * 1e6;
     const double steps = double(c[counter::time_steps]);
@@ -51,7 +44,9 @@ time_vector time_features(const counts& c, const device& d) {
     f[std::size_t(time_term::dram)] = double(c[counter::global_sectors] + c[counter::global_atomic_sectors]) *
                                       sector_bytes / (d.hw.mem_bandwidth_gbs * 1e9);
     f[std::size_t(time_term::step)] = steps / clock_hz;
-    f[std::size_t(time_term::latency)] = steps / resident_warps(c, d) / clock_hz;
+    const double launches = double(std::max<std::uint64_t>(c[counter::launches], 1));
+    const double underfilled = std::max(0.0, 1 - double(c[counter::threads]) / launches / double(d.agpu.b));
+    f[std::size_t(time_term::latency)] = steps * underfilled / clock_hz;
     f[std::size_t(time_term::atomic)] = double(c[counter::global_atomic_sectors]) / clock_hz;
     return f;
 }

@@ -5,7 +5,7 @@
 //   t = c_launch  * launches * launch_overhead
 //     + c_dram    * (global + atomic sectors) * 32 B / bandwidth
 //     + c_step    * time_steps / clock
-//     + c_latency * (time_steps / W) / clock
+//     + c_latency * time_steps * max(0, 1 - threads per launch / b) / clock
 //     + c_atomic  * global atomic sectors / clock
 //
 // Each term is a count the simulator or a closed form gives, turned into
@@ -16,12 +16,17 @@
 // bound that dominates a kernel takes the weight: a memory-bound kernel is
 // mostly its c_dram term, a compute-bound one its c_step term.
 //
-// W, the warps resident per MP, turns the busiest MP's steps into the length
-// of one warp's chain of instructions: with few warps (a one-thread kernel, a
-// one-block launch) each step waits a memory or pipeline latency that no
-// other warp hides. W = threads per launch / (k b), between 1 and the
-// device's max_threads_per_sm / b; from a run's totals it is the average
-// launch's (closed forms give totals only).
+// The latency term is the one case the AGPU steps cannot price by
+// throughput: a launch of less than one warp (a one-thread kernel) has no
+// other warp to hide each step's memory or pipeline latency, so its steps
+// cost the latency itself (about 90 clocks on the H100) rather than an issue
+// slot. From a run's totals the threads per launch are the average launch's
+// (closed forms give totals only).
+//
+// Terms tried on the H100 data and left out because NNLS gave them no weight
+// or they did not lower the held-out error: AGPU blocks moved, store sectors
+// on their own, global requests, shared wavefronts and barriers on their own
+// (both are in time_steps), and steps divided by the resident warps per MP.
 //
 // The fitted constants are a file (schema agpu.fit/1) with the provenance of
 // the fit; the committed H100 fit is compiled in (default_fit()).
@@ -56,8 +61,8 @@ inline constexpr std::array<time_term_info, time_term_count> time_term_table{{
      "(global_sectors + global_atomic_sectors) * 32 B / hardware.mem_bandwidth_gbs"},
     {time_term::step, "step", "SM clocks per AGPU step of the busiest MP (issue throughput)",
      "time_steps / hardware.sm_clock_mhz"},
-    {time_term::latency, "latency", "SM clocks of latency per step of one warp's chain",
-     "time_steps / W / hardware.sm_clock_mhz, W = resident warps per MP"},
+    {time_term::latency, "latency", "SM clocks per step of a launch of less than one warp (nothing hides latency)",
+     "time_steps * max(0, 1 - threads per launch / b) / hardware.sm_clock_mhz"},
     {time_term::atomic, "atomic", "SM clocks per global atomic sector (serialised in L2)",
      "global_atomic_sectors / hardware.sm_clock_mhz"},
 }};
@@ -69,9 +74,6 @@ using time_vector = std::array<double, time_term_count>;
 // Seconds each term contributes per unit of its constant, for counts `c`
 // (one launch, or a run's totals) on device `d`.
 time_vector time_features(const counts& c, const device& d);
-
-// The warps resident per MP that the latency term divides by (see above).
-double resident_warps(const counts& c, const device& d);
 
 // sum_i constants[i] * features[i].
 double predict_seconds(const time_vector& features, const time_vector& constants);
