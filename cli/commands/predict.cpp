@@ -46,7 +46,8 @@ struct row {
     model::device dev;
     std::optional<double> sweep_value;
     sim::model_counts counts;
-    model::time_vector terms{};
+    model::time_vector terms{};  // constant * feature; the bounds combine by max
+    model::time_term bound = model::time_term::dram;
     double seconds = 0;
 };
 
@@ -98,9 +99,10 @@ int run_predict(const invocation& inv) {
             if (!r.counts.check.passed)
                 throw internal_error("the simulated outputs of " + algo.spec.key + " differ from the CPU reference: " +
                                      r.counts.check.detail);
-            r.terms = model::time_features(r.counts.totals, dev);
-            for (std::size_t i = 0; i < model::time_term_count; ++i) r.terms[i] *= fit.constants[i];
-            r.seconds = model::predict_seconds(model::time_features(r.counts.totals, dev), fit.constants);
+            const auto features = model::time_features(r.counts.totals, dev);
+            for (std::size_t i = 0; i < model::time_term_count; ++i) r.terms[i] = features[i] * fit.constants[i];
+            r.bound = model::dominant_bound(features, fit.constants);
+            r.seconds = model::predict_seconds(features, fit.constants);
             rows.push_back(std::move(r));
         }
 
@@ -109,8 +111,13 @@ int run_predict(const invocation& inv) {
         for (const auto& r : rows) {
             json terms = json::object();
             for (const auto& t : model::time_term_table) terms[std::string(t.name)] = r.terms[std::size_t(t.id)];
-            json jr = {{"n", r.n},         {"device", r.dev.id}, {"counts", sim::to_string(r.counts.source)},
-                       {"totals", sim::counts_to_json(r.counts.totals)}, {"seconds", r.seconds}, {"terms_s", terms}};
+            json jr = {{"n", r.n},
+                       {"device", r.dev.id},
+                       {"counts", sim::to_string(r.counts.source)},
+                       {"totals", sim::counts_to_json(r.counts.totals)},
+                       {"seconds", r.seconds},
+                       {"terms_s", terms},
+                       {"bound", std::string(model::info(r.bound).name)}};
             if (sweep) jr[sweep->param] = *r.sweep_value;
             jrows.push_back(jr);
         }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "agpu/errors.hpp"
@@ -51,10 +52,22 @@ time_vector time_features(const counts& c, const device& d) {
     return f;
 }
 
+time_term dominant_bound(const time_vector& features, const time_vector& constants) {
+    std::optional<time_term> best;
+    for (const auto& t : time_term_table) {
+        if (!t.bound) continue;
+        const std::size_t i = std::size_t(t.id);
+        if (!best || features[i] * constants[i] > features[std::size_t(*best)] * constants[std::size_t(*best)]) best = t.id;
+    }
+    return *best;
+}
+
 double predict_seconds(const time_vector& features, const time_vector& constants) {
     double t = 0;
-    for (std::size_t i = 0; i < time_term_count; ++i) t += features[i] * constants[i];
-    return t;
+    for (const auto& term : time_term_table)
+        if (!term.bound) t += features[std::size_t(term.id)] * constants[std::size_t(term.id)];
+    const std::size_t b = std::size_t(dominant_bound(features, constants));
+    return t + features[b] * constants[b];
 }
 
 json fit_to_json(const time_fit& f) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <limits>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -141,22 +142,26 @@ sample_set load_samples(const std::vector<std::filesystem::path>& dirs, double m
     return out;
 }
 
-model::time_vector fit_constants(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows_in) {
-    std::vector<std::size_t> rows = rows_in;
-    if (rows.empty())
-        for (std::size_t i = 0; i < samples.size(); ++i) rows.push_back(i);
-    AGPU_CHECK(!rows.empty(), "fit_constants: no samples");
+namespace {
+
+// NNLS on the rows, relative-error weighted, with the bounds that `charged`
+// says do not apply to a row zeroed (all apply when `charged` is empty).
+model::time_vector nnls_rows(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows,
+                             const std::vector<model::time_term>& charged) {
     const auto terms = Eigen::Index(model::time_term_count);
     Eigen::MatrixXd A(Eigen::Index(rows.size()), terms);
     Eigen::VectorXd b(Eigen::Index(rows.size()));
-    // Columns scaled to unit norm so that the terms' very different sizes do
-    // not decide NNLS's tolerance; scaled back after.
     for (std::size_t r = 0; r < rows.size(); ++r) {
         const auto& s = samples[rows[r]];
         AGPU_CHECK(s.measured_s > 0, "sample " + s.run_id + " has no positive time");
-        for (Eigen::Index t = 0; t < terms; ++t) A(Eigen::Index(r), t) = s.features[std::size_t(t)] / s.measured_s;
+        for (const auto& t : model::time_term_table) {
+            const bool off = t.bound && !charged.empty() && charged[r] != t.id;
+            A(Eigen::Index(r), Eigen::Index(t.id)) = off ? 0 : s.features[std::size_t(t.id)] / s.measured_s;
+        }
         b[Eigen::Index(r)] = 1;
     }
+    // Columns scaled to unit norm so that the terms' very different sizes do
+    // not decide NNLS's tolerance; scaled back after.
     Eigen::VectorXd scale(terms);
     for (Eigen::Index t = 0; t < terms; ++t) {
         scale[t] = A.col(t).norm();
@@ -165,6 +170,64 @@ model::time_vector fit_constants(const std::vector<fit_sample>& samples, const s
     const auto sol = model::nnls(A, b);
     model::time_vector c{};
     for (Eigen::Index t = 0; t < terms; ++t) c[std::size_t(t)] = scale[t] > 0 ? sol.x[t] / scale[t] : 0;
+    return c;
+}
+
+}  // namespace
+
+model::time_vector fit_constants(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows_in) {
+    std::vector<std::size_t> rows = rows_in;
+    if (rows.empty())
+        for (std::size_t i = 0; i < samples.size(); ++i) rows.push_back(i);
+    AGPU_CHECK(!rows.empty(), "fit_constants: no samples");
+    // The roofline's max of two bounds, fitted per term. Under constants c a
+    // run is charged the step bound iff dram/step < c_step/c_dram (its
+    // features' ratio below the constants'), so the consistent charges are
+    // the N + 1 splits of the runs sorted by that ratio: try every split
+    // (NNLS on the charged features), keep the constants whose max-model
+    // relative squared error is least, then recharge and refit until no run
+    // changes bound.
+    const std::size_t dram = std::size_t(model::time_term::dram), step = std::size_t(model::time_term::step);
+    std::size_t bounds = 0;
+    for (const auto& t : model::time_term_table) bounds += t.bound;
+    AGPU_CHECK(bounds == 2 && model::time_term_table[dram].bound && model::time_term_table[step].bound,
+               "fit_constants searches the splits of exactly two bounds, dram and step");
+    auto error = [&](const model::time_vector& c) {
+        double e = 0;
+        for (auto i : rows) {
+            const double r = model::predict_seconds(samples[i].features, c) / samples[i].measured_s - 1;
+            e += r * r;
+        }
+        return e;
+    };
+    std::vector<std::size_t> by_ratio(rows.size());
+    for (std::size_t r = 0; r < rows.size(); ++r) by_ratio[r] = r;
+    auto ratio = [&](std::size_t r) {
+        const auto& f = samples[rows[r]].features;
+        return f[step] > 0 ? f[dram] / f[step] : std::numeric_limits<double>::infinity();
+    };
+    std::stable_sort(by_ratio.begin(), by_ratio.end(), [&](auto a, auto b) { return ratio(a) < ratio(b); });
+    model::time_vector c{};
+    double best = -1;
+    std::vector<model::time_term> charged(rows.size(), model::time_term::dram);
+    for (std::size_t split = 0; split <= rows.size(); ++split) {
+        if (split > 0) charged[by_ratio[split - 1]] = model::time_term::step;
+        const auto x = nnls_rows(samples, rows, charged);
+        const double e = error(x);
+        if (best < 0 || e < best) {
+            best = e;
+            c = x;
+        }
+    }
+    for (int round = 0; round < 100; ++round) {
+        std::vector<model::time_term> now;
+        for (auto i : rows) now.push_back(model::dominant_bound(samples[i].features, c));
+        const auto x = nnls_rows(samples, rows, now);
+        const double e = error(x);
+        if (e >= best) break;
+        best = e;
+        c = x;
+    }
     return c;
 }
 

@@ -1,5 +1,7 @@
 #include "agpu/validate/fit.hpp"
 
+#include <random>
+
 #include <gtest/gtest.h>
 
 #include "agpu/errors.hpp"
@@ -10,15 +12,17 @@ namespace {
 // Samples whose times follow known constants exactly.
 std::vector<fit_sample> synthetic(const model::time_vector& truth) {
     std::vector<fit_sample> out;
+    std::mt19937 gen(11);
+    std::uniform_real_distribution<double> unit(0, 1);
     const char* algos[] = {"a/x", "a/y", "b/z"};
-    for (int i = 0; i < 30; ++i) {
+    for (int i = 0; i < 60; ++i) {
         fit_sample s;
         s.algo = algos[i % 3];
         s.n = std::uint64_t(100) << i;
         s.run_id = s.algo + " n=" + std::to_string(s.n);
         s.device_id = "h100";
-        s.size_range = i / 4;
-        for (std::size_t t = 0; t < model::time_term_count; ++t) s.features[t] = 1e-6 * double(1 + (i * (t + 3)) % 7);
+        s.size_range = i / 8;
+        for (std::size_t t = 0; t < model::time_term_count; ++t) s.features[t] = 1e-6 * (0.5 + unit(gen));
         s.measured_s = model::predict_seconds(s.features, truth);
         out.push_back(s);
     }

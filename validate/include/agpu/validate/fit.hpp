@@ -57,7 +57,9 @@ inline constexpr double default_max_simulation_s = 10;
 sample_set load_samples(const std::vector<std::filesystem::path>& dirs, double max_simulation_s = default_max_simulation_s,
                         const std::function<void(const std::string&)>& progress = {});
 
-// NNLS on the samples at `rows` (all when empty), relative-error weighted.
+// NNLS on the samples at `rows` (all when empty), relative-error weighted;
+// the bounds' max fitted per term (model/time_model.hpp): each run charged
+// its dominant bound, refitted until no run changes bound.
 model::time_vector fit_constants(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows = {});
 
 struct error_stats {
