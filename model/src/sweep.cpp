@@ -101,7 +101,12 @@ device with_parameter(const device& base, const std::string& param, double value
     }
     std::string lower = param;
     for (auto& ch : lower) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-    j["id"] = base.id + "-" + lower + number_text(value);
+    std::string id = base.id + "-" + lower + number_text(value);
+    for (auto& ch : id)  // "1e+06" and the like: keep the id to the characters ids allow
+        if (!(std::islower(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) || ch == '-' ||
+              ch == '_' || ch == '.'))
+            ch = '_';
+    j["id"] = id;
     j["kind"] = "hypothetical";
     j["base"] = base.base.empty() ? base.id : base.base;
     j["note"] = base.id + " with " + param + " = " + number_text(value);
