@@ -1,0 +1,178 @@
+// agpu predict --algo KEY --n N[,N...] [--device ID|FILE] [--set NAME=VALUE ...] [--fit FILE]
+//              [--sweep PARAM=v1,v2,...] [--max-sim-seconds S] [--format table|json]
+// Counts (closed form where it gives every counter the time model reads, the
+// simulator otherwise) and predicted seconds on any device, real or
+// hypothetical, optionally over one swept device parameter.
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "../command.hpp"
+#include "../table.hpp"
+#include "agpu/build_info.hpp"
+#include "agpu/errors.hpp"
+#include "agpu/model/catalog.hpp"
+#include "agpu/model/sweep.hpp"
+#include "agpu/model/time_model.hpp"
+#include "agpu/sim/algorithms.hpp"
+#include "agpu/sim/model_counts.hpp"
+
+namespace agpu::cli {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr const char* predict_schema = "agpu.predict/1";
+const char* predict_usage =
+    "agpu predict --algo KEY --n N[,N...] [--device ID|FILE] [--set NAME=VALUE ...] [--fit FILE]\n"
+    "                    [--sweep PARAM=v1,v2,...] [--max-sim-seconds S] [--seed S] [--format table|json]";
+
+std::vector<std::uint64_t> parse_sizes(const std::string& text) {
+    std::vector<std::uint64_t> out;
+    std::stringstream list(text);
+    for (std::string item; std::getline(list, item, ',');) {
+        std::uint64_t v = 0;
+        if (!model::parse_unsigned(item, v))
+            throw input_error("option --n", "must be a comma-separated list of non-negative integers, got '" + text + "'");
+        out.push_back(v);
+    }
+    if (out.empty()) throw input_error("option --n", "must be a comma-separated list of non-negative integers, got '" + text + "'");
+    return out;
+}
+
+struct row {
+    std::uint64_t n = 0;
+    model::device dev;
+    std::optional<double> sweep_value;
+    sim::model_counts counts;
+    model::time_vector terms{};  // constant * feature; the bounds combine by max
+    model::time_term bound = model::time_term::dram;
+    double seconds = 0;
+};
+
+int run_predict(const invocation& inv) {
+    po::options_description opts("options");
+    opts.add_options()("algo", po::value<std::string>()->required(), "algorithm key (agpu algos lists them)")(
+        "n", po::value<std::string>(), "problem sizes N[,N...] (default: the algorithm's)")(
+        "device", po::value<std::string>()->default_value("h100"), "device preset id or device file")(
+        "set", po::value<std::vector<std::string>>()->composing(), "algorithm parameter NAME=VALUE (repeatable)")(
+        "fit", po::value<std::string>(), "time-model fit file (default: the committed H100 fit)")(
+        "sweep", po::value<std::string>(), "PARAM=v1,v2,...: one device parameter over values (b, M, p, clock, bandwidth)")(
+        "max-sim-seconds", po::value<double>()->default_value(60),
+        "refuse a simulation estimated to take longer (0: no limit)")(
+        "seed", po::value<std::uint64_t>()->default_value(1), "seed of the random inputs (simulator)");
+    add_format_option(opts);
+    po::variables_map vm;
+    if (!parse_options(inv, predict_usage, opts, {}, vm)) return exit_ok;
+    const auto format = format_option(vm);
+    const auto& algo = sim::find_algorithm(vm["algo"].as<std::string>());
+    const auto base = model::resolve_device(vm["device"].as<std::string>());
+    const auto sizes = vm.count("n") ? parse_sizes(vm["n"].as<std::string>()) : std::vector<std::uint64_t>{algo.spec.default_n};
+    for (auto n : sizes) model::check_n(algo.spec, n);
+    const auto params = model::parse_params(
+        algo.spec, vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{});
+    const model::time_fit fit = vm.count("fit") ? model::load_fit_file(vm["fit"].as<std::string>()) : model::default_fit();
+    const double max_sim = vm["max-sim-seconds"].as<double>();
+    if (!(max_sim >= 0)) throw input_error("option --max-sim-seconds", "must be a non-negative number of seconds");
+
+    std::optional<model::sweep_spec> sweep;
+    if (vm.count("sweep")) sweep = model::parse_sweep(vm["sweep"].as<std::string>());
+    std::vector<std::pair<std::optional<double>, model::device>> devices;
+    if (sweep)
+        for (double v : sweep->values) devices.emplace_back(v, model::with_parameter(base, sweep->param, v));
+    else
+        devices.emplace_back(std::nullopt, base);
+
+    std::vector<row> rows;
+    for (const auto& [value, dev] : devices)
+        for (auto n : sizes) {
+            row r;
+            r.n = n;
+            r.dev = dev;
+            r.sweep_value = value;
+            try {
+                r.counts = sim::count_run(algo, dev, n, params, vm["seed"].as<std::uint64_t>(), {false, max_sim});
+            } catch (const sim::simulation_too_long& e) {
+                throw input_error(e.where(), e.rule() + "; --max-sim-seconds 0 runs it anyway");
+            }
+            if (!r.counts.check.passed)
+                throw internal_error("the simulated outputs of " + algo.spec.key + " differ from the CPU reference: " +
+                                     r.counts.check.detail);
+            const auto features = model::time_features(r.counts.totals, dev);
+            for (std::size_t i = 0; i < model::time_term_count; ++i) r.terms[i] = features[i] * fit.constants[i];
+            r.bound = model::dominant_bound(features, fit.constants);
+            r.seconds = model::predict_seconds(features, fit.constants);
+            rows.push_back(std::move(r));
+        }
+
+    if (format == output_format::json) {
+        json jrows = json::array();
+        for (const auto& r : rows) {
+            json terms = json::object();
+            for (const auto& t : model::time_term_table) terms[std::string(t.name)] = r.terms[std::size_t(t.id)];
+            json jr = {{"n", r.n},
+                       {"device", r.dev.id},
+                       {"counts", sim::to_string(r.counts.source)},
+                       {"totals", sim::counts_to_json(r.counts.totals)},
+                       {"seconds", r.seconds},
+                       {"terms_s", terms},
+                       {"bound", std::string(model::info(r.bound).name)}};
+            if (sweep) jr[sweep->param] = *r.sweep_value;
+            jrows.push_back(jr);
+        }
+        json jfit = {{"source", fit.source.empty() ? std::string("model/fits/h100.json (compiled in)") : fit.source},
+                     {"device", fit.device},
+                     {"date", fit.date},
+                     {"constants", model::fit_to_json(fit)["constants"]}};
+        inv.out << json{{"schema", predict_schema},
+                        {"commit", build_info::commit},
+                        {"device", model::device_summary_json(base)},
+                        {"algo", algo.spec.key},
+                        {"params", params.all()},
+                        {"sweep", sweep ? json{{"param", sweep->param}, {"values", sweep->values}} : json(nullptr)},
+                        {"fit", jfit},
+                        {"rows", jrows}}
+                       .dump(2)
+                << '\n';
+        return exit_ok;
+    }
+    auto& os = inv.out;
+    os << algo.spec.key << " on " << base.id << " " << base.agpu;
+    for (const auto& [k, v] : params.all()) os << ", " << k << " = " << v;
+    os << "\ntime model: " << (fit.source.empty() ? "model/fits/h100.json (compiled in)" : fit.source) << ", fitted on "
+       << fit.device << "\n\n";
+    text_table t;
+    t.add_column("n");
+    if (sweep) t.add_column(sweep->param);
+    t.add_column("counts", text_table::align::left);
+    for (auto c : {model::counter::launches, model::counter::time_steps, model::counter::io_blocks,
+                   model::counter::global_sectors, model::counter::bank_conflicts})
+        t.add_column(std::string(model::info(c).name));
+    t.add_column("seconds");
+    t.add_column("largest term", text_table::align::left);
+    for (const auto& r : rows) {
+        std::vector<std::string> cells{std::to_string(r.n)};
+        if (sweep) cells.push_back(fmt_num(*r.sweep_value));
+        cells.push_back(sim::to_string(r.counts.source));
+        for (auto c : {model::counter::launches, model::counter::time_steps, model::counter::io_blocks,
+                       model::counter::global_sectors, model::counter::bank_conflicts})
+            cells.push_back(fmt_num(double(r.counts.totals[c])));
+        cells.push_back(fmt_num(r.seconds, 4));
+        std::size_t big = 0;
+        for (std::size_t i = 1; i < model::time_term_count; ++i)
+            if (r.terms[i] > r.terms[big]) big = i;
+        cells.push_back(r.seconds > 0 ? std::string(model::time_term_table[big].name) + " " +
+                                            fmt_num(100 * r.terms[big] / r.seconds, 3) + "%"
+                                      : "-");
+        t.add_row(std::move(cells));
+    }
+    t.print(os);
+    return exit_ok;
+}
+
+AGPU_COMMAND("predict", "counts and predicted seconds of an algorithm on any device (closed forms or the simulator)",
+             run_predict);
+
+}  // namespace
+}  // namespace agpu::cli

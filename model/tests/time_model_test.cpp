@@ -1,0 +1,132 @@
+#include "agpu/model/time_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include "agpu/errors.hpp"
+#include "agpu/model/catalog.hpp"
+#include "agpu/model/sweep.hpp"
+
+namespace agpu::model {
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const input_error& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+TEST(TimeModel, FeaturesUseTheDevicesFigures) {
+    const auto& h100 = resolve_device("h100");
+    counts c;
+    c[counter::launches] = 2;
+    c[counter::threads] = 2 * 1024;
+    c[counter::time_steps] = 1980;
+    c[counter::global_sectors] = 1000;
+    const auto f = time_features(c, h100);
+    EXPECT_DOUBLE_EQ(f[std::size_t(time_term::launch)], 2 * h100.hw.launch_overhead_us * 1e-6);
+    EXPECT_DOUBLE_EQ(f[std::size_t(time_term::dram)], 32000 / (h100.hw.mem_bandwidth_gbs * 1e9));
+    EXPECT_DOUBLE_EQ(f[std::size_t(time_term::step)], 1980 / (h100.hw.sm_clock_mhz * 1e6));
+    EXPECT_EQ(f[std::size_t(time_term::latency)], 0);  // launches of a warp or more
+    EXPECT_EQ(f[std::size_t(time_term::atomic)], 0);
+    c[counter::threads] = 2;  // one thread per launch: latency-bound
+    EXPECT_DOUBLE_EQ(time_features(c, h100)[std::size_t(time_term::latency)],
+                     1980 * (1 - 1.0 / 32) / (h100.hw.sm_clock_mhz * 1e6));
+}
+
+TEST(TimeModel, MoreBandwidthNeverSlower) {
+    counts c;
+    c[counter::launches] = 1;
+    c[counter::threads] = 1 << 20;
+    c[counter::time_steps] = 5000;
+    c[counter::global_sectors] = 1 << 20;
+    const auto& fit = default_fit();
+    const auto& h100 = resolve_device("h100");
+    const double t1 = predict_seconds(time_features(c, h100), fit.constants);
+    const double t2 = predict_seconds(time_features(c, with_parameter(h100, "bandwidth", 2 * h100.hw.mem_bandwidth_gbs)),
+                                      fit.constants);
+    EXPECT_LT(t2, t1);
+}
+
+TEST(TimeModel, FitJsonRoundTrip) {
+    time_fit f;
+    f.constants = {1.5, 0.8, 0.5, 90, 1.25};
+    f.device = "h100";
+    f.date = "2026-11-21T00:00:00Z";
+    f.commit = "abc";
+    f.datasets = {"validate/data/h100/stats"};
+    f.quality = {{"in_sample", {{"mape", 0.2}}}};
+    const auto g = fit_from_json(fit_to_json(f), "mem");
+    EXPECT_EQ(g.constants, f.constants);
+    EXPECT_EQ(g.device, f.device);
+    EXPECT_EQ(g.date, f.date);
+    EXPECT_EQ(g.commit, f.commit);
+    EXPECT_EQ(g.datasets, f.datasets);
+    EXPECT_EQ(g.quality, f.quality);
+    EXPECT_EQ(fit_to_json(f)["schema"], "agpu.fit/1");
+}
+
+TEST(TimeModel, FitFileErrorsNameFieldAndRule) {
+    time_fit f;
+    f.device = "h100";
+    f.date = "2026";
+    auto with = [&](const std::function<void(nlohmann::json&)>& change) {
+        auto j = fit_to_json(f);
+        change(j);
+        return error_of([&] { fit_from_json(j, "f.json"); });
+    };
+    EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/2"; }),
+              "f.json: field schema: \"agpu.fit/2\" is newer than this agpu reads (agpu.fit/1); use a newer agpu or refit");
+    EXPECT_EQ(with([](auto& j) { j["schema"] = "other/1"; }), "f.json: field schema: must be agpu.fit/1, got \"other/1\"");
+    EXPECT_EQ(with([](auto& j) { j.erase("schema"); }), "f.json: field schema: is required");
+    EXPECT_EQ(with([](auto& j) { j["constants"]["dram"] = -1; }),
+              "f.json: field constants.dram: must be finite and non-negative, got -1");
+    EXPECT_EQ(with([](auto& j) { j["constants"].erase("step"); }), "f.json: field constants.step: is required");
+    EXPECT_EQ(with([](auto& j) { j["constants"]["cache"] = 1; }).rfind("f.json: field constants.cache: unknown term", 0), 0u);
+    EXPECT_EQ(error_of([] { load_fit_file("/nonexistent/fit.json"); }), "/nonexistent/fit.json: cannot open fit file");
+}
+
+TEST(TimeModel, DefaultFitIsTheCommittedH100Fit) {
+    const auto& f = default_fit();
+    EXPECT_EQ(f.device, "h100");
+    EXPECT_FALSE(f.datasets.empty());
+    for (double c : f.constants) EXPECT_GE(c, 0);
+}
+
+TEST(Sweep, BDragsBanksAndPAlong) {
+    const auto d = with_parameter(resolve_device("h100"), "b", 64);
+    EXPECT_EQ(d.agpu.b, 64u);
+    EXPECT_EQ(d.agpu.p, 132u * 64);
+    EXPECT_EQ(d.hw.banks, 64u);
+    EXPECT_EQ(d.hw.warp_width, 64u);
+    EXPECT_EQ(d.kind, "hypothetical");
+    EXPECT_EQ(d.id, "h100-b64");
+    const auto half = with_parameter(resolve_device("h100"), "b", 16);
+    EXPECT_EQ(half.hw.warp_width, 32u);  // 16 lanes of a 32-wide warp bank together
+}
+
+TEST(Sweep, OtherParameters) {
+    const auto& h = resolve_device("h100");
+    EXPECT_EQ(with_parameter(h, "M", 1024).agpu.M, 1024u);
+    EXPECT_EQ(with_parameter(h, "M", 100000).hw.smem_per_block_bytes, 400000u);
+    EXPECT_EQ(with_parameter(h, "p", 64 * 32).hw.sm_count, 64u);
+    EXPECT_EQ(with_parameter(h, "clock", 1000).hw.sm_clock_mhz, 1000);
+    EXPECT_EQ(with_parameter(h, "bandwidth", 1000.5).hw.mem_bandwidth_gbs, 1000.5);
+}
+
+TEST(Sweep, BadValuesNameTheOptionOrField) {
+    const auto& h = resolve_device("h100");
+    EXPECT_EQ(error_of([] { parse_sweep("freq=1,2"); }),
+              "option --sweep freq: unknown parameter (known: b, M, p, clock, bandwidth)");
+    EXPECT_EQ(error_of([] { parse_sweep("b=32,x"); }), "option --sweep b: values must be positive integers, got 'x'");
+    EXPECT_EQ(error_of([] { parse_sweep("b=16.5"); }), "option --sweep b: values must be positive integers, got '16.5'");
+    EXPECT_EQ(error_of([] { parse_sweep("clock=-5"); }), "option --sweep clock: values must be positive numbers, got '-5'");
+    EXPECT_EQ(error_of([] { parse_sweep("clock"); }).rfind("option --sweep clock: must be PARAM=v1,v2,...", 0), 0u);
+    EXPECT_NE(error_of([&] { with_parameter(h, "p", 100); }).find("field agpu.p: must be a multiple of b"), std::string::npos);
+    EXPECT_EQ(parse_sweep("clock=1000,1500.5").values, (std::vector<double>{1000, 1500.5}));
+}
+
+}  // namespace
+}  // namespace agpu::model

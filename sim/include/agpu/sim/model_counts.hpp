@@ -1,0 +1,65 @@
+// A run's AGPU counts for prediction and fitting: from the algorithm's closed
+// form where it gives every counter the time model reads, from the simulator
+// otherwise. Closed forms are instant at any n (a 8192-vertex APSP, a 2^32-bit
+// rank build); the simulator runs every thread and so grows with n.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "agpu/errors.hpp"
+#include "agpu/model/counters.hpp"
+#include "agpu/model/device.hpp"
+#include "agpu/sim/algorithms.hpp"
+
+namespace agpu::sim {
+
+enum class count_source { closed_form, simulator };
+std::string to_string(count_source s);
+
+struct model_counts {
+    model::counts totals;
+    count_source source = count_source::closed_form;
+    std::vector<launch_record> launches;  // per launch: the simulator's only (closed forms give totals)
+    check_result check;                   // the simulator's check; closed forms: passed, "not run"
+};
+
+// The counters the time model reads (model/time_model.hpp). A closed form
+// serves when it gives all of them; one that gives no global atomic counter
+// at all has no atomics (its sectors are 0).
+const std::vector<model::counter>& time_model_counters();
+struct count_options {
+    bool force_simulator = false;
+    // Refuse (simulation_too_long) to simulate when the estimate exceeds this; 0: no limit.
+    double max_simulation_s = 0;
+};
+
+// Thrown instead of starting a simulation estimated to take longer than
+// allowed. An input_error: the run asked for is too large for exact
+// simulation (a sampled mode is future work, DESIGN.md section 3).
+class simulation_too_long : public input_error {
+public:
+    simulation_too_long(std::string where, std::string rule, double estimate_s)
+        : input_error(std::move(where), std::move(rule)), m_estimate_s(estimate_s) {}
+    double estimate_s() const noexcept { return m_estimate_s; }
+
+private:
+    double m_estimate_s;
+};
+
+// Seconds the exact simulator needs for a run of these counts at n, inputs
+// and CPU reference included: 3e-8 s per lane access and per thread, 2e-8 s
+// per unit of n (within 30% on stats/pairwise at 2^20, micro/shared-stride
+// at 2^20 and rank/interleaved rank1 at 2^28 bits, one core).
+double simulation_seconds_estimate(const model::counts& c, std::uint64_t n);
+
+// The counts of one run: the closed form's when it gives every counter the
+// time model reads (unless force_simulator); else simulated, with the same
+// inputs as a dataset's run of the same seed. When the closed form exists
+// but does not serve, its lane accesses and threads estimate the simulator's
+// time, checked against max_simulation_s.
+model_counts count_run(const algorithm& algo, const model::device& dev, std::uint64_t n,
+                       const model::param_values& params, std::uint64_t seed = 1, const count_options& opt = {});
+
+}  // namespace agpu::sim

@@ -1,0 +1,76 @@
+#include "agpu/sim/model_counts.hpp"
+
+#include <cstdio>
+
+#include "agpu/model/closed_form.hpp"
+
+namespace agpu::sim {
+
+using model::counter;
+
+std::string to_string(count_source s) { return s == count_source::closed_form ? "closed form" : "simulator"; }
+
+const std::vector<counter>& time_model_counters() {
+    static const std::vector<counter> c = {counter::launches, counter::threads, counter::time_steps,
+                                           counter::global_sectors, counter::global_atomic_sectors};
+    return c;
+}
+
+namespace {
+
+bool serves(const model::partial_counts& p) {
+    for (auto c : time_model_counters()) {
+        if (p.count(c)) continue;
+        // No atomic counter at all: a closed form of an algorithm without atomics.
+        if (c == counter::global_atomic_sectors && !p.count(counter::global_atomic_instructions)) continue;
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+double simulation_seconds_estimate(const model::counts& c, std::uint64_t n) {
+    // A closed form that leaves lane accesses out: every warp-instruction's lanes, at most 32 (b on these machines).
+    const double lanes = c[counter::lane_accesses] ? double(c[counter::lane_accesses])
+                                                    : 32.0 * double(c[counter::warp_instructions]);
+    return 3e-8 * (lanes + double(c[counter::threads])) + 2e-8 * double(n);
+}
+
+model_counts count_run(const algorithm& algo, const model::device& dev, std::uint64_t n,
+                       const model::param_values& params, std::uint64_t seed, const count_options& opt) {
+    model_counts out;
+    if (const auto* cf = model::find_closed_form(algo.spec.key)) {
+        const auto p = cf->costs(dev.agpu, n, params);
+        if (serves(p) && !opt.force_simulator) {
+            for (const auto& [c, v] : p) out.totals[c] = v;
+            out.source = count_source::closed_form;
+            out.check = {true, "not run (closed form)"};
+            return out;
+        }
+        model::counts partial;
+        for (const auto& [c, v] : p) partial[c] = v;
+        const double est = simulation_seconds_estimate(partial, n);
+        if (opt.max_simulation_s > 0 && est > opt.max_simulation_s) {
+            std::string missing;
+            for (auto c : time_model_counters())
+                if (!p.count(c)) missing += (missing.empty() ? "" : ", ") + std::string(model::info(c).name);
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%.0f", est);
+            throw simulation_too_long(
+                algo.spec.key + " n=" + std::to_string(n),
+                "the closed form does not give " + (missing.empty() ? std::string("every counter") : missing) +
+                    " (data-dependent), and the exact simulator would take about " + buf + " s here (limit " +
+                    std::to_string(int(opt.max_simulation_s)) + " s; a sampled mode is future work)",
+                est);
+        }
+    }
+    auto s = simulate(algo, dev, n, params, seed);
+    out.totals = s.record.totals();
+    out.launches = std::move(s.record.launches);
+    out.source = count_source::simulator;
+    out.check = s.check;
+    return out;
+}
+
+}  // namespace agpu::sim

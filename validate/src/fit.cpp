@@ -1,0 +1,407 @@
+#include "agpu/validate/fit.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <limits>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "agpu/build_info.hpp"
+#include "agpu/errors.hpp"
+#include "agpu/model/catalog.hpp"
+#include "agpu/model/nnls.hpp"
+#include "agpu/sim/algorithms.hpp"
+#include "agpu/sim/model_counts.hpp"
+#include "agpu/validate/dataset.hpp"
+
+namespace agpu::validate {
+namespace {
+
+using json = nlohmann::json;
+
+std::vector<std::string> split_params(const std::string& params) {
+    std::vector<std::string> sets;
+    for (std::size_t start = 0; start < params.size();) {
+        const auto end = params.find(';', start);
+        sets.push_back(params.substr(start, end == std::string::npos ? std::string::npos : end - start));
+        start = end == std::string::npos ? params.size() : end + 1;
+    }
+    return sets;
+}
+
+std::string today() {
+    const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+json stats_json(const error_stats& s) {
+    return {{"samples", s.count}, {"mape", s.mape},           {"median_ape", s.median_ape},
+            {"worst_ape", s.worst_ape}, {"worst_run", s.worst_run}, {"r2_log", s.r2}};
+}
+
+json constants_json(const model::time_vector& c) {
+    json j = json::object();
+    for (const auto& t : model::time_term_table) j[std::string(t.name)] = c[std::size_t(t.id)];
+    return j;
+}
+
+}  // namespace
+
+sample_set load_samples(const std::vector<std::filesystem::path>& dirs, double max_simulation_s,
+                        const std::function<void(const std::string&)>& progress) {
+    sample_set out;
+    for (const auto& dir : dirs) {
+        const auto prov = read_provenance(dir);
+        if (!prov.contains("device_id") || !prov["device_id"].is_string())
+            throw input_error(dir.string() + "/provenance.json: field device_id", "is required (a preset id)");
+        const std::string device_id = prov["device_id"].get<std::string>();
+        const auto dev = model::resolve_device(device_id);
+        const auto rows = read_measurements(dir);
+        struct run_rows {
+            const measurement* first = nullptr;
+            bool complete = false, failed = false;
+            double launch_ms = 0;
+            std::size_t timed_launches = 0;
+            std::optional<double> run_ms;
+        };
+        std::map<std::string, run_rows> runs;
+        std::vector<std::string> order;
+        for (const auto& r : rows) {
+            auto [it, fresh] = runs.try_emplace(r.run_id);
+            if (fresh) order.push_back(r.run_id);
+            auto& x = it->second;
+            if (!x.first) x.first = &r;
+            if (r.launch == "run") {
+                if (r.counter == "complete") x.complete = true;
+                if (r.counter == "check" && r.value && *r.value == 0) x.failed = true;
+                if (r.counter == "time_ms" && r.value) x.run_ms = *r.value;
+            } else if (r.counter == "time_ms" && r.value) {
+                x.launch_ms += *r.value;
+                ++x.timed_launches;
+            }
+        }
+        std::size_t made = 0;
+        for (const auto& id : order) {
+            const auto& x = runs.at(id);
+            auto skip = [&](const std::string& why) { out.skipped.push_back({dir.string(), id, why}); };
+            if (!x.complete) {
+                skip("incomplete run");
+                continue;
+            }
+            if (x.failed) {
+                skip("its check failed");
+                continue;
+            }
+            if (x.timed_launches == 0 && !x.run_ms) {
+                skip("not timed");
+                continue;
+            }
+            const measurement& m = *x.first;
+            const sim::algorithm* algo = nullptr;
+            for (const auto* a : sim::algorithms())
+                if (a->spec.key == m.algo) algo = a;
+            if (!algo) {
+                skip("GPU-only baseline: no model counts");
+                continue;
+            }
+            const auto params = model::parse_params(algo->spec, split_params(m.params));
+            sim::model_counts mc;
+            try {
+                mc = sim::count_run(*algo, dev, m.n, params, m.seed, {false, max_simulation_s});
+            } catch (const sim::simulation_too_long& e) {
+                skip(e.rule());
+                continue;
+            }
+            if (!mc.check.passed)
+                throw internal_error("simulating " + id + " failed its check: " + mc.check.detail);
+            fit_sample s;
+            s.dataset = dir.string();
+            s.device_id = device_id;
+            s.run_id = id;
+            s.algo = m.algo;
+            s.params = m.params;
+            s.n = m.n;
+            s.seed = m.seed;
+            s.counts = mc.totals;
+            s.count_source = sim::to_string(mc.source);
+            s.measured_s = (x.timed_launches ? x.launch_ms : *x.run_ms) * 1e-3;
+            s.features = model::time_features(s.counts, dev);
+            s.size_range = m.n == 0 ? 0 : int(std::floor(std::log10(double(m.n)) + 1e-9));
+            out.samples.push_back(std::move(s));
+            ++made;
+        }
+        if (progress) progress(dir.string() + ": " + std::to_string(made) + " runs on " + device_id);
+    }
+    return out;
+}
+
+namespace {
+
+// NNLS on the rows, relative-error weighted, with the bounds that `charged`
+// says do not apply to a row zeroed (all apply when `charged` is empty).
+model::time_vector nnls_rows(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows,
+                             const std::vector<model::time_term>& charged) {
+    const auto terms = Eigen::Index(model::time_term_count);
+    Eigen::MatrixXd A(Eigen::Index(rows.size()), terms);
+    Eigen::VectorXd b(Eigen::Index(rows.size()));
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        const auto& s = samples[rows[r]];
+        AGPU_CHECK(s.measured_s > 0, "sample " + s.run_id + " has no positive time");
+        for (const auto& t : model::time_term_table) {
+            const bool off = t.bound && !charged.empty() && charged[r] != t.id;
+            A(Eigen::Index(r), Eigen::Index(t.id)) = off ? 0 : s.features[std::size_t(t.id)] / s.measured_s;
+        }
+        b[Eigen::Index(r)] = 1;
+    }
+    // Columns scaled to unit norm so that the terms' very different sizes do
+    // not decide NNLS's tolerance; scaled back after.
+    Eigen::VectorXd scale(terms);
+    for (Eigen::Index t = 0; t < terms; ++t) {
+        scale[t] = A.col(t).norm();
+        if (scale[t] > 0) A.col(t) /= scale[t];
+    }
+    const auto sol = model::nnls(A, b);
+    model::time_vector c{};
+    for (Eigen::Index t = 0; t < terms; ++t) c[std::size_t(t)] = scale[t] > 0 ? sol.x[t] / scale[t] : 0;
+    return c;
+}
+
+}  // namespace
+
+model::time_vector fit_constants(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows_in) {
+    std::vector<std::size_t> rows = rows_in;
+    if (rows.empty())
+        for (std::size_t i = 0; i < samples.size(); ++i) rows.push_back(i);
+    AGPU_CHECK(!rows.empty(), "fit_constants: no samples");
+    // The roofline's max of two bounds, fitted per term. Under constants c a
+    // run is charged the step bound iff dram/step < c_step/c_dram (its
+    // features' ratio below the constants'), so the consistent charges are
+    // the N + 1 splits of the runs sorted by that ratio: try every split
+    // (NNLS on the charged features), keep the constants whose max-model
+    // relative squared error is least, then recharge and refit until no run
+    // changes bound.
+    const std::size_t dram = std::size_t(model::time_term::dram), step = std::size_t(model::time_term::step);
+    std::size_t bounds = 0;
+    for (const auto& t : model::time_term_table) bounds += t.bound;
+    AGPU_CHECK(bounds == 2 && model::time_term_table[dram].bound && model::time_term_table[step].bound,
+               "fit_constants searches the splits of exactly two bounds, dram and step");
+    auto error = [&](const model::time_vector& c) {
+        double e = 0;
+        for (auto i : rows) {
+            const double r = model::predict_seconds(samples[i].features, c) / samples[i].measured_s - 1;
+            e += r * r;
+        }
+        return e;
+    };
+    std::vector<std::size_t> by_ratio(rows.size());
+    for (std::size_t r = 0; r < rows.size(); ++r) by_ratio[r] = r;
+    auto ratio = [&](std::size_t r) {
+        const auto& f = samples[rows[r]].features;
+        return f[step] > 0 ? f[dram] / f[step] : std::numeric_limits<double>::infinity();
+    };
+    std::stable_sort(by_ratio.begin(), by_ratio.end(), [&](auto a, auto b) { return ratio(a) < ratio(b); });
+    model::time_vector c{};
+    double best = -1;
+    std::vector<model::time_term> charged(rows.size(), model::time_term::dram);
+    for (std::size_t split = 0; split <= rows.size(); ++split) {
+        if (split > 0) charged[by_ratio[split - 1]] = model::time_term::step;
+        const auto x = nnls_rows(samples, rows, charged);
+        const double e = error(x);
+        if (best < 0 || e < best) {
+            best = e;
+            c = x;
+        }
+    }
+    for (int round = 0; round < 100; ++round) {
+        std::vector<model::time_term> now;
+        for (auto i : rows) now.push_back(model::dominant_bound(samples[i].features, c));
+        const auto x = nnls_rows(samples, rows, now);
+        const double e = error(x);
+        if (e >= best) break;
+        best = e;
+        c = x;
+    }
+    return c;
+}
+
+error_stats summarise(const std::vector<double>& predicted, const std::vector<double>& measured,
+                      const std::vector<std::string>& run_ids) {
+    error_stats s;
+    s.count = predicted.size();
+    if (s.count == 0) return s;
+    std::vector<double> ape(s.count);
+    double log_mean = 0;
+    for (std::size_t i = 0; i < s.count; ++i) {
+        ape[i] = std::fabs(predicted[i] - measured[i]) / measured[i];
+        s.mape += ape[i];
+        if (ape[i] >= s.worst_ape) {
+            s.worst_ape = ape[i];
+            s.worst_run = run_ids[i];
+        }
+        log_mean += std::log10(measured[i]);
+    }
+    s.mape /= double(s.count);
+    log_mean /= double(s.count);
+    std::vector<double> sorted = ape;
+    std::sort(sorted.begin(), sorted.end());
+    s.median_ape = s.count % 2 ? sorted[s.count / 2] : (sorted[s.count / 2 - 1] + sorted[s.count / 2]) / 2;
+    double ss_res = 0, ss_tot = 0;
+    for (std::size_t i = 0; i < s.count; ++i) {
+        const double lm = std::log10(measured[i]), lp = std::log10(std::max(predicted[i], 1e-300));
+        ss_res += (lm - lp) * (lm - lp);
+        ss_tot += (lm - log_mean) * (lm - log_mean);
+    }
+    s.r2 = ss_tot > 0 ? 1 - ss_res / ss_tot : (ss_res == 0 ? 1 : 0);
+    return s;
+}
+
+namespace {
+
+error_stats summarise_rows(const std::vector<fit_sample>& samples, const std::vector<double>& predicted,
+                           const std::vector<std::size_t>& rows) {
+    std::vector<double> p, m;
+    std::vector<std::string> ids;
+    for (auto i : rows) {
+        p.push_back(predicted[i]);
+        m.push_back(samples[i].measured_s);
+        ids.push_back(samples[i].run_id);
+    }
+    return summarise(p, m, ids);
+}
+
+}  // namespace
+
+evaluation evaluate(const std::vector<fit_sample>& samples, const model::time_vector& constants) {
+    evaluation e;
+    std::map<std::string, std::vector<std::size_t>> by_algo;
+    std::vector<std::size_t> all;
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        e.predicted.push_back(model::predict_seconds(samples[i].features, constants));
+        by_algo[samples[i].algo].push_back(i);
+        all.push_back(i);
+    }
+    e.overall = summarise_rows(samples, e.predicted, all);
+    for (const auto& [algo, rows] : by_algo) e.per_algo[algo] = summarise_rows(samples, e.predicted, rows);
+    return e;
+}
+
+cross_validation cross_validate(const std::vector<fit_sample>& samples, const std::string& name,
+                                const std::function<std::string(const fit_sample&)>& key) {
+    cross_validation cv;
+    cv.name = name;
+    cv.predicted.assign(samples.size(), std::nan(""));
+    std::map<std::string, std::vector<std::size_t>> folds;
+    for (std::size_t i = 0; i < samples.size(); ++i) folds[key(samples[i])].push_back(i);
+    std::vector<std::size_t> covered;
+    for (const auto& [fold, held] : folds) {
+        std::vector<std::size_t> train;
+        for (std::size_t i = 0; i < samples.size(); ++i)
+            if (key(samples[i]) != fold) train.push_back(i);
+        if (train.empty()) continue;
+        const auto c = fit_constants(samples, train);
+        cv.constants[fold] = c;
+        for (auto i : held) {
+            cv.predicted[i] = model::predict_seconds(samples[i].features, c);
+            covered.push_back(i);
+        }
+        cv.per_fold[fold] = summarise_rows(samples, cv.predicted, held);
+    }
+    std::sort(covered.begin(), covered.end());
+    cv.overall = summarise_rows(samples, cv.predicted, covered);
+    return cv;
+}
+
+fit_report fit_datasets(const sample_set& data, const std::vector<std::string>& dataset_names,
+                        const std::string& command_line) {
+    if (data.samples.empty()) throw input_error("option --data", "the datasets hold no run the model can count");
+    std::set<std::string> devices;
+    for (const auto& s : data.samples) devices.insert(s.device_id);
+    if (devices.size() > 1) {
+        std::string list;
+        for (const auto& d : devices) list += (list.empty() ? "" : ", ") + d;
+        throw input_error("option --data", "datasets of different devices (" + list + "): a fit is of one device");
+    }
+    fit_report r;
+    r.data = data;
+    r.fit.constants = fit_constants(data.samples);
+    r.fit.device = *devices.begin();
+    r.fit.date = today();
+    r.fit.commit = build_info::commit;
+    r.fit.datasets = dataset_names;
+    r.in_sample = evaluate(data.samples, r.fit.constants);
+    r.held_out.push_back(cross_validate(data.samples, "leave-one-algorithm-out", [](const fit_sample& s) { return s.algo; }));
+    r.held_out.push_back(cross_validate(data.samples, "leave-one-size-range-out", [](const fit_sample& s) {
+        return "n in [1e" + std::to_string(s.size_range) + ", 1e" + std::to_string(s.size_range + 1) + ")";
+    }));
+    r.fit.quality = quality_json(r);
+    r.fit.quality["command_line"] = command_line;
+    return r;
+}
+
+json quality_json(const fit_report& r) {
+    json per_algo = json::object();
+    for (const auto& [a, s] : r.in_sample.per_algo) per_algo[a] = stats_json(s);
+    json q = {{"weighting", "relative error (rows divided by the measured time)"},
+              {"samples", r.data.samples.size()},
+              {"in_sample", stats_json(r.in_sample.overall)},
+              {"in_sample_per_algorithm", per_algo}};
+    for (const auto& cv : r.held_out) {
+        json folds = json::object();
+        for (const auto& [f, s] : cv.per_fold) folds[f] = stats_json(s);
+        q[cv.name] = {{"overall", stats_json(cv.overall)}, {"folds", folds}};
+    }
+    return q;
+}
+
+json to_json(const fit_report& r) {
+    auto sample_rows = [](const std::vector<fit_sample>& samples, const std::vector<double>& predicted,
+                          const std::vector<const cross_validation*>& cvs) {
+        json rows = json::array();
+        for (std::size_t i = 0; i < samples.size(); ++i) {
+            const auto& s = samples[i];
+            json terms = json::object();
+            for (const auto& t : model::time_term_table) terms[std::string(t.name)] = s.features[std::size_t(t.id)];
+            json row = {{"dataset", s.dataset}, {"device", s.device_id}, {"run_id", s.run_id},
+                        {"algo", s.algo},       {"n", s.n},              {"params", s.params},
+                        {"counts", s.count_source}, {"measured_s", s.measured_s}, {"predicted_s", predicted[i]},
+                        {"features_s", terms}, {"totals", sim::counts_to_json(s.counts)}};
+            for (const auto* cv : cvs)
+                row[cv->name + "_s"] = std::isnan(cv->predicted[i]) ? json(nullptr) : json(cv->predicted[i]);
+            rows.push_back(row);
+        }
+        return rows;
+    };
+    std::vector<const cross_validation*> cvs;
+    for (const auto& cv : r.held_out) cvs.push_back(&cv);
+    json skipped = json::array();
+    for (const auto& s : r.data.skipped) skipped.push_back({{"dataset", s.dataset}, {"run_id", s.run_id}, {"why", s.why}});
+    json j = {{"schema", fit_report_schema},
+              {"commit", build_info::commit},
+              {"fit", model::fit_to_json(r.fit)},
+              {"samples", sample_rows(r.data.samples, r.in_sample.predicted, cvs)},
+              {"skipped", skipped}};
+    json cvj = json::object();
+    for (const auto& cv : r.held_out) {
+        json c = json::object();
+        for (const auto& [f, k] : cv.constants) c[f] = constants_json(k);
+        cvj[cv.name] = {{"constants_per_fold", c}};
+    }
+    j["cross_validation"] = cvj;
+    if (!r.check_data.samples.empty()) {
+        json per_algo = json::object();
+        for (const auto& [a, s] : r.check.per_algo) per_algo[a] = stats_json(s);
+        j["check"] = {{"overall", stats_json(r.check.overall)},
+                      {"per_algorithm", per_algo},
+                      {"samples", sample_rows(r.check_data.samples, r.check.predicted, {})}};
+    }
+    return j;
+}
+
+}  // namespace agpu::validate

@@ -1,0 +1,106 @@
+#include "agpu/validate/fit.hpp"
+
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "agpu/errors.hpp"
+
+namespace agpu::validate {
+namespace {
+
+// Samples whose times follow known constants exactly.
+std::vector<fit_sample> synthetic(const model::time_vector& truth) {
+    std::vector<fit_sample> out;
+    std::mt19937 gen(11);
+    std::uniform_real_distribution<double> unit(0, 1);
+    const char* algos[] = {"a/x", "a/y", "b/z"};
+    for (int i = 0; i < 60; ++i) {
+        fit_sample s;
+        s.algo = algos[i % 3];
+        s.n = std::uint64_t(100) << i;
+        s.run_id = s.algo + " n=" + std::to_string(s.n);
+        s.device_id = "h100";
+        s.size_range = i / 8;
+        for (std::size_t t = 0; t < model::time_term_count; ++t) s.features[t] = 1e-6 * (0.5 + unit(gen));
+        s.measured_s = model::predict_seconds(s.features, truth);
+        out.push_back(s);
+    }
+    return out;
+}
+
+TEST(Fit, RecoversKnownConstants) {
+    const model::time_vector truth = {2, 0.8, 0.5, 0, 1.3};
+    const auto c = fit_constants(synthetic(truth));
+    for (std::size_t t = 0; t < model::time_term_count; ++t) EXPECT_NEAR(c[t], truth[t], 1e-9) << t;
+}
+
+TEST(Fit, CrossValidationHoldsEachSampleOutOnce) {
+    const model::time_vector truth = {2, 0.8, 0.5, 0, 1.3};
+    auto samples = synthetic(truth);
+    const auto cv = cross_validate(samples, "leave-one-algorithm-out", [](const fit_sample& s) { return s.algo; });
+    ASSERT_EQ(cv.per_fold.size(), 3u);
+    std::size_t held = 0;
+    for (const auto& [fold, s] : cv.per_fold) held += s.count;
+    EXPECT_EQ(held, samples.size());
+    EXPECT_EQ(cv.overall.count, samples.size());
+    EXPECT_EQ(cv.constants.size(), 3u);
+    for (double p : cv.predicted) EXPECT_FALSE(std::isnan(p));
+    EXPECT_LT(cv.overall.mape, 1e-9);  // exact data: every fold recovers the truth
+
+    // A fold fitted without a sample must not see it: perturb one algorithm's
+    // times, and only the other folds' constants change.
+    for (auto& s : samples)
+        if (s.algo == "b/z") s.measured_s *= 2;
+    const auto cv2 = cross_validate(samples, "x", [](const fit_sample& s) { return s.algo; });
+    for (std::size_t t = 0; t < model::time_term_count; ++t)
+        EXPECT_NEAR(cv2.constants.at("b/z")[t], truth[t], 1e-9);
+    EXPECT_NEAR(cv2.per_fold.at("b/z").mape, 0.5, 1e-9);  // predicted half of the doubled times
+}
+
+TEST(Fit, SingleFoldIsSkipped) {
+    auto samples = synthetic({1, 1, 1, 1, 1});
+    const auto cv = cross_validate(samples, "x", [](const fit_sample&) { return std::string("all"); });
+    EXPECT_TRUE(cv.per_fold.empty());
+    EXPECT_EQ(cv.overall.count, 0u);
+}
+
+TEST(Fit, Summary) {
+    const auto s = summarise({1.1, 2, 2.5}, {1, 2, 5}, {"a", "b", "c"});
+    EXPECT_EQ(s.count, 3u);
+    EXPECT_NEAR(s.mape, (0.1 + 0 + 0.5) / 3, 1e-12);
+    EXPECT_NEAR(s.median_ape, 0.1, 1e-12);
+    EXPECT_NEAR(s.worst_ape, 0.5, 1e-12);
+    EXPECT_EQ(s.worst_run, "c");
+    EXPECT_LT(s.r2, 1);
+    EXPECT_DOUBLE_EQ(summarise({1, 2, 5}, {1, 2, 5}, {"a", "b", "c"}).r2, 1);
+}
+
+TEST(Fit, DatasetsOfTwoDevicesAreRejected) {
+    sample_set d;
+    d.samples = synthetic({1, 1, 1, 1, 1});
+    d.samples[0].device_id = "h200";
+    try {
+        fit_datasets(d, {}, "");
+        FAIL() << "no error";
+    } catch (const input_error& e) {
+        EXPECT_STREQ(e.what(), "option --data: datasets of different devices (h100, h200): a fit is of one device");
+    }
+}
+
+// The committed H200 stats datasets: every model-countable run becomes a
+// sample on the h200 preset, by closed forms (no simulation, fast).
+TEST(Fit, LoadsCommittedDataset) {
+    const auto d = load_samples({std::string(AGPU_SOURCE_DIR) + "/validate/data/h200/stats"});
+    EXPECT_EQ(d.samples.size(), 12u);  // fused, pairwise, serial x float, double x 2 sizes
+    EXPECT_EQ(d.skipped.size(), 6u);   // CUB and copy baselines
+    for (const auto& s : d.samples) {
+        EXPECT_EQ(s.device_id, "h200");
+        EXPECT_EQ(s.count_source, "closed form");
+        EXPECT_GT(s.measured_s, 0);
+        EXPECT_EQ(s.size_range, 6);
+    }
+}
+
+}  // namespace
+}  // namespace agpu::validate
