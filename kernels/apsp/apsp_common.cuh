@@ -72,6 +72,12 @@ struct relax_dpx16x2 {
     AGPU_DEVICE static word relax(word a, word b, word c) { return kl::add_min_s16x2(a, b, c); }
 };
 
+// N int32 words as one access (N = 2: 8 bytes, 4: 16 bytes).
+template <unsigned N>
+struct alignas(4 * N) ivec {
+    std::int32_t w[N];
+};
+
 template <class W>
 AGPU_HOST_DEVICE word4<W> splat4(W v) {
     return {{v, v, v, v}};

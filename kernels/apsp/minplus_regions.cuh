@@ -45,8 +45,7 @@
 // of A (16 rows x 32 bytes per warp-instruction) and B; shared per k per warp
 // 2F loads of 2 wavefronts each, staging stores at the minimum (1 wavefront
 // per scalar store, 2 in the 16-bit variant, 4 per vector store); 2·L/kc - 1
-// barriers; 16F² compute instructions per k per thread and 16F² more for the
-// final min with C. Per update:
+// barriers; 16F² compute instructions per k per thread. Per update:
 // 4/(512F) shared wavefronts and 2d/L + 2d/(64F) global bytes (C once, the A
 // and B strips).
 //
@@ -128,20 +127,9 @@ AGPU_KERNEL AGPU_BOUNDS(256, region_policy<F>::min_blocks) void minplus_regions(
     for (unsigned f = 0; f < F; ++f)
         for (unsigned g = 0; g < F; ++g)
             if (row_live(row_base + 64 * f + 4 * ty) && col_live(col_base + (tx + 16 * g) * epv)) on |= 1u << (F * f + g);
-    // C's vectors: c0 + (64f + r)·pitch + 16g (32-bit: the matrix has at most
-    // 2^28 vectors). The product A ⊗ B accumulates from inf in registers and
-    // meets C only at the end: C's loads wait for nothing at the start, and
-    // the L2 prefetch issued here has them in the L2 by then (DRAM latency
-    // hidden behind the product; a hint that neither the simulator nor the
-    // model counts as an access).
+    // C's vectors: c0 + (64f + r)·pitch + 16g (32-bit: the matrix has at most 2^28 vectors).
     const std::uint32_t c0 = (row_base + 4 * ty) * pitch + col_base / epv + tx;
-    for (unsigned f = 0; f < F; ++f)
-        for (unsigned r = 0; r < 4; ++r)
-            for (unsigned g = 0; g < F; ++g)
-                if (on >> (F * f + g) & 1) m.prefetch_l2(c0 + (64 * f + r) * pitch + 16 * g);
     V c[4 * F][F];
-    for (unsigned f = 0; f < 4 * F; ++f)
-        for (unsigned g = 0; g < F; ++g) c[f][g] = inf_v;
 
     constexpr unsigned AP = P::a_pitch, APV = AP / 4, BPV = P::b_pitch / 4;
     const auto sv = kl::dynamic_shared<V>();  // A^T: kc rows of AP words; then B: kc rows of BPV vectors
@@ -167,6 +155,15 @@ AGPU_KERNEL AGPU_BOUNDS(256, region_policy<F>::min_blocks) void minplus_regions(
             const V v = m.load_if(col_live(col), std::uint64_t(J.b_row0 + k0 + k) * pitch + col / epv, inf_v);
             sv.store(b0 + k * BPV + vc, v);
         }
+        // C after the first staging (its loads in flight through the barrier):
+        // the staging loops then run without C's 16F² registers. (Measured on
+        // the H100: accumulating A ⊗ B from inf and meeting C at the end, with
+        // C prefetched to the L2, was 11-14% slower.)
+        if (k0 == 0)
+            for (unsigned f = 0; f < F; ++f)
+                for (unsigned r = 0; r < 4; ++r)
+                    for (unsigned g = 0; g < F; ++g)
+                        c[4 * f + r][g] = m.load_if(on >> (F * f + g) & 1, c0 + (64 * f + r) * pitch + 16 * g, inf_v);
         kl::sync_threads();
         for (unsigned k16 = 0; k16 < kc; k16 += P::unroll)
             unrolled<P::unroll>([&](auto u) {
@@ -182,22 +179,13 @@ AGPU_KERNEL AGPU_BOUNDS(256, region_policy<F>::min_blocks) void minplus_regions(
                 kl::compute(16 * F * F);
             });
     }
-    // C = min(C, A ⊗ B): relax with a zero operand. The addresses again, from
-    // c0 hidden from nvcc: 16 addresses kept from the prefetch would cost 16
-    // registers through the loop.
+    // The store addresses again, from c0 hidden from nvcc: 16 addresses kept
+    // from the loads would cost 16 registers through the loop.
     const std::uint32_t c1 = kl::opaque(c0), pitch1 = kl::opaque(pitch);
-    const W zero = 0;
     for (unsigned f = 0; f < F; ++f)
         for (unsigned r = 0; r < 4; ++r)
-            for (unsigned g = 0; g < F; ++g) {
-                const bool out = on >> (F * f + g) & 1;
-                const std::uint32_t at = c1 + (64 * f + r) * pitch1 + 16 * g;
-                const V old = m.load_if(out, at, inf_v);
-                V& v = c[4 * f + r][g];
-                for (unsigned w = 0; w < 4; ++w) v.w[w] = Relax::relax(v.w[w], zero, old.w[w]);
-                m.store_if(out, at, v);
-            }
-    kl::compute(16 * F * F);
+            for (unsigned g = 0; g < F; ++g)
+                m.store_if(on >> (F * f + g) & 1, c1 + (64 * f + r) * pitch1 + 16 * g, c[4 * f + r][g]);
 }
 
 }  // namespace agpu::kernels::apsp

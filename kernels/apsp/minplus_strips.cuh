@@ -12,12 +12,14 @@
 // k dimension goes in t/t2 strips of t2: the block stages A's t x t2 strip
 // and B's t2 x t strip in shared memory (one word of each per thread), then
 // for each of the t2 k's a thread reads B[k][j] and its t/t2 values A[.][k]
-// (a broadcast: a warp shares r) and relaxes its t/t2 outputs.
+// (a broadcast: a warp shares r; 4 k per 16-byte vector, 2 at t2 = 2) and
+// relaxes its t/t2 outputs.
 //
 // AGPU cost per tile: global t² words of C loaded and stored, t² of A and t²
 // of B loaded (1 word per thread per strip each: B coalesced, A in runs of t2
-// words); shared per k and thread 1 + t/t2 loads (one wavefront each) per
-// t/t2 relaxations, and 2 conflict-free stores per strip; 2t/t2 - 1
+// words); shared per 4 k and thread 4 loads of B (one wavefront each) and t/t2
+// vector loads of A (2 wavefronts: one per half-warp) per 4t/t2 relaxations,
+// and 2 conflict-free stores per strip; 2t/t2 - 1
 // barriers; t·t/t2 compute instructions per thread. Shared footprint 2·t·t2
 // words.
 #pragma once
@@ -48,6 +50,8 @@ AGPU_KERNEL void minplus_strips(kl::gspan<std::int32_t> m, std::uint32_t pitch, 
     const unsigned tid = kl::thread_rank(), r = tid / Tile, j = tid % Tile;
     const auto sa = kl::dynamic_shared<std::int32_t>();  // A strip: t rows x t2, then B strip: t2 rows x t
     const auto sb = sa.subspan(Tile * Sub, Tile * Sub);
+    constexpr unsigned KV = Sub >= 4 ? 4 : Sub;  // k per A vector
+    const auto sav = kl::dynamic_shared<ivec<KV>>();  // the A strip as vectors of KV words
 
     std::int32_t c[per];
     for (unsigned q = 0; q < per; ++q) c[q] = m.load((row0 + r + Sub * q) * pitch + col0 + j);
@@ -56,10 +60,17 @@ AGPU_KERNEL void minplus_strips(kl::gspan<std::int32_t> m, std::uint32_t pitch, 
         sa.store(tid, m.load((row0 + tid / Sub) * pitch + k_0 + k0 + tid % Sub));
         sb.store(tid, m.load((k_0 + k0 + tid / Tile) * pitch + col0 + tid % Tile));
         kl::sync_threads();
-        for (unsigned k = 0; k < Sub; ++k) {
-            const std::int32_t b = sb.load(k * Tile + j);
-            for (unsigned q = 0; q < per; ++q) c[q] = kl::min(c[q], sa.load((r + Sub * q) * Sub + k) + b);
-            kl::compute(per);
+        // KV k at a time: KV words of B (one per k), and each owned row's KV
+        // words of A as one vector (LDS.128, or LDS.64 at t2 = 2): what nvcc
+        // makes of scalar loads here, written out so the simulator counts it.
+        for (unsigned k = 0; k < Sub; k += KV) {
+            std::int32_t b[KV];
+            for (unsigned u = 0; u < KV; ++u) b[u] = sb.load((k + u) * Tile + j);
+            for (unsigned q = 0; q < per; ++q) {
+                const ivec<KV> a = sav.load(((r + Sub * q) * Sub + k) / KV);
+                for (unsigned u = 0; u < KV; ++u) c[q] = kl::min(c[q], a.w[u] + b[u]);
+            }
+            kl::compute(per * KV);
         }
     }
     for (unsigned q = 0; q < per; ++q) m.store((row0 + r + Sub * q) * pitch + col0 + j, c[q]);

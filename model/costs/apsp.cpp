@@ -84,6 +84,11 @@ struct tally {
         c[counter::bank_conflicts] += x.wf - x.ideal;
         c[counter::warp_instructions] += instructions;
     }
+    // A predicated access with every lane off: the warp issues it, nothing moves.
+    void null_access(counter instructions, std::uint64_t times = 1) {
+        c[instructions] += times;
+        c[counter::warp_instructions] += times;
+    }
     void barrier(std::uint64_t times = 1) {
         c[counter::barrier_instructions] += times;
         c[counter::warp_instructions] += times;
@@ -155,14 +160,27 @@ partial_counts naive(const machine& m, std::uint64_t n, const param_values&) {
 // ---------------------------------------------------------------- tile_fw
 
 // A shared warp-instruction of one 16-byte vector per lane (vector indices in
-// lane order): served per half-warp, as the simulator and the H100 do.
+// lane order, ~0 for a lane that is off), as the simulator and the H100 serve
+// it: per quarter-warp, the two quarters of a half sharing their wavefronts
+// when they ask for the same vectors.
+constexpr std::uint64_t off = ~0ull;
 bank_cost vector_cost(const std::vector<std::uint64_t>& vecs, std::uint64_t b) {
     bank_cost c;
+    const std::uint64_t q = b / 4;
     for (std::uint64_t half = 0; half < 2; ++half) {
-        std::vector<std::uint64_t> words;
-        for (std::uint64_t l = half * b / 2; l < std::min<std::uint64_t>(vecs.size(), (half + 1) * b / 2); ++l)
-            for (std::uint64_t x = 0; x < 4; ++x) words.push_back(vecs[l] * 4 + x);
-        if (!words.empty()) c += shared_bank_cost(words, b);
+        std::vector<std::uint64_t> part[2];
+        for (std::uint64_t p = 0; p < 2; ++p) {
+            for (std::uint64_t l = (2 * half + p) * q; l < std::min<std::uint64_t>(vecs.size(), (2 * half + p + 1) * q); ++l)
+                if (vecs[l] != off) part[p].push_back(vecs[l]);
+            std::sort(part[p].begin(), part[p].end());
+        }
+        for (std::uint64_t p = 0; p < (part[0] == part[1] ? 1u : 2u); ++p) {
+            if (part[p].empty()) continue;
+            std::vector<std::uint64_t> words;
+            for (auto v : part[p])
+                for (std::uint64_t x = 0; x < 4; ++x) words.push_back(v * 4 + x);
+            c += shared_bank_cost(words, b);
+        }
     }
     return c;
 }
@@ -210,27 +228,18 @@ void tile_fw_registers(tally& t, const machine& m, std::uint64_t tile, std::uint
             std::vector<std::uint64_t> row, col;
             for (std::uint64_t l = 0; l < b; ++l) {
                 const std::uint64_t tid = w * b + l;
-                row.push_back(ty(tid) == k / 4 ? tx(tid) : ~0ull);
-                col.push_back(tx(tid) == k / 4 ? 2 * V + ty(tid) : ~0ull);
+                row.push_back(ty(tid) == k / 4 ? tx(tid) : off);
+                col.push_back(tx(tid) == k / 4 ? 2 * V + ty(tid) : off);
             }
             for (auto* lanes : {&row, &col}) {
-                // Lanes that are off keep their place (the half-warp split is by lane).
-                bank_cost cost;
-                bool any = false;
-                for (std::uint64_t half = 0; half < 2; ++half) {
-                    std::vector<std::uint64_t> words;
-                    for (std::uint64_t l = half * b / 2; l < (half + 1) * b / 2; ++l)
-                        if ((*lanes)[l] != ~0ull)
-                            for (std::uint64_t x = 0; x < 4; ++x) words.push_back((*lanes)[l] * 4 + x);
-                    if (!words.empty()) {
-                        cost += shared_bank_cost(words, b);
-                        any = true;
-                    }
+                if (std::all_of(lanes->begin(), lanes->end(), [](std::uint64_t v) { return v == off; })) {
+                    c.null_access(counter::shared_store_instructions);
+                    st += 1;
+                    continue;
                 }
-                if (any) {
-                    c.sstore(cost);
-                    st += cost.wf;
-                }
+                const bank_cost cost = vector_cost(*lanes, b);
+                c.sstore(cost);
+                st += cost.wf;
             }
         }
         // Per k: column k's 4 values and row k's, 16 relaxations, a barrier.
@@ -288,10 +297,26 @@ void strips(tally& t, const machine& m, std::uint64_t tile, std::uint64_t sub, s
     w.gload(csec, cblk, chunks);
     w.sstore({1, 1}, 2 * chunks);
     w.barrier(2 * chunks - 1);
-    w.sload({1, 1}, tile * (1 + per));
+    // Per KV k: KV scalar loads of B, and per owned row one vector of KV words of A
+    // (the lanes of a warp share r: b/tile rows per warp).
+    const std::uint64_t kv = std::min<std::uint64_t>(4, sub);
+    bank_cost a_cost;
+    if (kv == 4) {
+        std::vector<std::uint64_t> vecs;
+        for (std::uint64_t l = 0; l < b; ++l) vecs.push_back(l / tile * sub / 4);
+        a_cost = vector_cost(vecs, b);
+    } else {
+        std::vector<std::uint64_t> words;
+        for (std::uint64_t l = 0; l < b; ++l)
+            for (std::uint64_t x = 0; x < kv; ++x) words.push_back(l / tile * sub + x);
+        a_cost = shared_bank_cost(words, b);
+    }
+    w.sload({1, 1}, tile);
+    w.sload(a_cost, tile / kv * per);
     w.compute(tile * per);
     w.gstore(csec, cblk, per);
-    const std::uint64_t warp_steps = per + 4 * chunks + 2 * chunks - 1 + tile * (1 + 2 * per) + per;
+    const std::uint64_t warp_steps =
+        per + 4 * chunks + 2 * chunks - 1 + tile * (1 + per) + tile / kv * per * a_cost.wf + per;
     t.add(w.c, warps * blocks);
     const std::uint64_t k = m.k(), rounds = (blocks + k - 1) / k;
     t.launch(blocks, threads, rounds * warps * warp_steps, 2 * tile * sub);
@@ -403,7 +428,11 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                     const std::uint64_t e = e0 + l, i = e / (16 * a_vecs) * 16 + e % 16, g = e / 16 % a_vecs;
                     if (row_mask >> (i / 16) & 1) rv.emplace_back(i, g);
                 }
-                if (rv.empty()) continue;
+                if (rv.empty()) {
+                    blk.null_access(counter::global_load_instructions);
+                    bc.steps += 1;
+                    continue;
+                }
                 const auto [sec, bl] = vector_units(rv, a_res, vpb);
                 blk.gload(sec, bl);
                 bc.steps += 1;
@@ -414,7 +443,11 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                     const std::uint64_t e = e0 + l, vl = e % gv, rest = e / gv, k = rest % kc, vc = rest / kc * gv + vl;
                     if (col_mask >> vc & 1) rv.emplace_back(k, vc);
                 }
-                if (rv.empty()) continue;
+                if (rv.empty()) {
+                    blk.null_access(counter::global_load_instructions);
+                    bc.steps += 1;
+                    continue;
+                }
                 const auto [sec, bl] = vector_units(rv, c_res, vpb);
                 blk.gload(sec, bl);
                 bc.steps += 1;
@@ -461,7 +494,12 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                                             const std::uint64_t v = G.tx(tid) + 16 * g;
                                             if ((row_mask >> (row / 16) & 1) && (col_mask >> v & 1)) rv.emplace_back(row, v);
                                         }
-                                        if (rv.empty()) continue;
+                                        if (rv.empty()) {
+                                            blk.null_access(counter::global_load_instructions);
+                                            blk.null_access(counter::global_store_instructions);
+                                            st += 2;
+                                            continue;
+                                        }
                                         const auto [sec, bl] = vector_units(rv, c_res, vpb);
                                         blk.gload(sec, bl);
                                         blk.gstore(sec, bl);
@@ -479,8 +517,6 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                         }
                         blk.barrier(warps * (2 * chunks - 1));
                         st += warps * (2 * chunks - 1);
-                        blk.compute(warps * 16 * F * F);  // C = min(C, A ⊗ B) at the end
-                        st += warps * 16 * F * F;
                         const std::uint64_t reps = kc / 16 * chunks;
                         for (std::uint64_t w = 0; w < warps; ++w)
                             for (std::uint64_t u = 0; u < 16; ++u) {

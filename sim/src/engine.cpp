@@ -272,9 +272,15 @@ void access(space s, kind k, const void* p, std::size_t bytes, std::size_t index
     push_record(t, r);
 }
 
-void skip(const std::source_location& l) {
+void skip(space s, kind k, const std::source_location& l) {
     auto& t = current_thread();
-    t.sites.next(site_key(l));
+    const std::uint64_t site = site_key(l);
+    record r{site, t.sites.next(site), what::global_load, 0, 0};
+    if (s == space::global)
+        r.w = k == kind::load ? what::global_load : k == kind::store ? what::global_store : what::global_atomic;
+    else
+        r.w = k == kind::load ? what::shared_load : k == kind::store ? what::shared_store : what::shared_atomic;
+    push_record(t, r);
 }
 
 void barrier(const std::source_location& l) {
@@ -359,7 +365,38 @@ public:
             case what::compute: c[counter::compute_instructions] += in.compute_n; return in.compute_n;
             default: break;
         }
-        c[counter::lane_accesses] += in.accesses.size();
+        // Lanes predicated off (load_if/store_if) join with accesses of no
+        // bytes: the warp issues the instruction whatever its lanes do; an
+        // instruction with no lane on moves nothing (no request, no wavefront).
+        const instruction* real = &in;
+        if (std::any_of(in.accesses.begin(), in.accesses.end(), [](const auto& a) { return a.second == 0; })) {
+            m_on.w = in.w;
+            m_on.accesses.clear();
+            m_on.lanes.clear();
+            for (std::size_t i = 0; i < in.accesses.size(); ++i)
+                if (in.accesses[i].second != 0) {
+                    m_on.accesses.push_back(in.accesses[i]);
+                    m_on.lanes.push_back(in.lanes[i]);
+                }
+            real = &m_on;
+        }
+        c[counter::lane_accesses] += real->accesses.size();
+        if (real->accesses.empty()) {
+            switch (in.w) {
+                case what::global_load: c[counter::global_load_instructions] += 1; break;
+                case what::global_store: c[counter::global_store_instructions] += 1; break;
+                case what::global_atomic: c[counter::global_atomic_instructions] += 1; break;
+                case what::shared_load: c[counter::shared_load_instructions] += 1; break;
+                case what::shared_store: c[counter::shared_store_instructions] += 1; break;
+                default: c[counter::shared_atomic_instructions] += 1; break;
+            }
+            return 1;
+        }
+        return cost_accesses(*real, c);
+    }
+
+private:
+    std::uint64_t cost_accesses(const instruction& in, counts& c) {
         if (in.w == what::global_load || in.w == what::global_store || in.w == what::global_atomic) {
             const auto blocks = distinct(in.accesses, m_m.block_bytes());
             const auto sectors = distinct(in.accesses, sector_bytes);
@@ -404,8 +441,6 @@ public:
         }
         return wavefronts;
     }
-
-private:
     // Atomics are not merged like loads: L2 applies one update per address
     // per sector request, so a sector costs as many requests as the most lanes
     // updating one address in it (measured on the H100: 32 lanes on one word,
@@ -448,25 +483,36 @@ private:
         return count_unique(m_ids);
     }
     // A shared warp-instruction's wavefronts. Accesses of 16 bytes per lane
-    // are served per half-warp (lanes below b/2, then the rest), each half
-    // like a warp of its own: measured on the H100, a warp's LDS.128 of one
-    // vector per half-warp takes 2 wavefronts and one of 16 vectors read by
-    // both halves 4, with no bank conflict in the hardware's count
-    // (validate/data/h100/apsp). Narrower accesses are served whole.
+    // are served per quarter-warp (b/4 lanes, 128 bytes), each quarter like a
+    // warp of its own, except that the two quarters of a half-warp asking for
+    // the same addresses share their wavefronts. Measured on the H100
+    // (validate/data/h100/apsp, LDS.128 and STS.128 of the apsp kernels): a
+    // half-warp reading one vector takes 1 wavefront, one whose quarters read
+    // the same 8 vectors 1, one whose quarters read 2 different vectors 2, one
+    // whose quarters read 8 different vectors each 2; the hardware counts no
+    // bank conflict in any of these. Narrower accesses are served whole.
     std::uint64_t shared_cost(const instruction& in, std::uint64_t& ideal) {
         bool wide = !in.accesses.empty();
         for (auto [a, n] : in.accesses) wide &= n == 16;
-        if (!wide || m_m.b < 2) return shared_wavefronts(in.accesses, ideal);
+        if (!wide || m_m.b < 4) return shared_wavefronts(in.accesses, ideal);
+        const std::uint32_t q = m_m.b / 4;
         std::uint64_t total = 0;
         ideal = 0;
-        for (int half = 0; half < 2; ++half) {
-            m_half.clear();
-            for (std::size_t i = 0; i < in.accesses.size(); ++i)
-                if ((in.lanes[i] < m_m.b / 2) == (half == 0)) m_half.push_back(in.accesses[i]);
-            if (m_half.empty()) continue;
-            std::uint64_t id = 1;
-            total += shared_wavefronts(m_half, id);
-            ideal += id;
+        for (std::uint32_t half = 0; half < 2; ++half) {
+            for (std::uint32_t part = 0; part < 2; ++part) {
+                auto& quarter = m_quarter[part];
+                quarter.clear();
+                for (std::size_t i = 0; i < in.accesses.size(); ++i)
+                    if (in.lanes[i] / q == 2 * half + part) quarter.push_back(in.accesses[i]);
+                std::sort(quarter.begin(), quarter.end());
+            }
+            const bool same = m_quarter[0] == m_quarter[1];
+            for (std::uint32_t part = 0; part < (same ? 1u : 2u); ++part) {
+                if (m_quarter[part].empty()) continue;
+                std::uint64_t id = 1;
+                total += shared_wavefronts(m_quarter[part], id);
+                ideal += id;
+            }
         }
         return total;
     }
@@ -513,7 +559,8 @@ private:
     const model::machine& m_m;
     std::vector<std::uint64_t> m_ids;
     std::vector<std::uint32_t> m_bank;
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> m_half;
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> m_quarter[2];
+    instruction m_on;
 };
 
 struct key_hash {

@@ -12,7 +12,6 @@
 //   indices      thread_idx() block_idx() block_dim() grid_dim() thread_rank()
 //                warp_size() lane_id() warp_id()
 //   memory       gspan<T> (global), sspan<T> (shared): load(i), store(i, v),
-//                prefetch_l2(i) (a hint, no access in the model),
 //                load_if(on, i, otherwise), store_if(on, i, v) (predicated: lanes
 //                where `on` is false join the warp-instruction without an access),
 //                load_volatile(i), store_volatile(i, v) (flags other blocks poll),

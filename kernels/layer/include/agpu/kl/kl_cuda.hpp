@@ -57,8 +57,6 @@ public:
 
     AGPU_DEVICE value_type load(std::size_t i) const { return m_data[i]; }
     AGPU_DEVICE void store(std::size_t i, const value_type& v) const { m_data[i] = v; }
-    // Asks the L2 for element i's sector ahead of a load (no register, no wait).
-    AGPU_DEVICE void prefetch_l2(std::size_t i) const { asm volatile("prefetch.global.L2 [%0];" ::"l"(m_data + i)); }
     AGPU_DEVICE value_type load_if(bool on, std::size_t i, const value_type& otherwise) const {
         return on ? m_data[i] : otherwise;
     }

@@ -96,15 +96,13 @@ public:
         hook::access(Space, hook::kind::store, m_data + i, sizeof(T), i, m_size, l);
         m_data[i] = v;
     }
-    // An L2 prefetch hint: no access in the model (nothing reaches the MP).
-    void prefetch_l2(std::size_t i) const { (void)i; }
     // Predicated accesses: the lanes where `on` is false take part in the
     // warp-instruction without touching memory (SIMT predication), so the
     // instructions of an unrolled loop stay one per iteration whichever lanes
     // are off.
     value_type load_if(bool on, std::size_t i, const value_type& otherwise, loc l = loc::current()) const {
         if (on) return load(i, l);
-        hook::skip(l);
+        hook::skip(Space, hook::kind::load, l);
         return otherwise;
     }
     void store_if(bool on, std::size_t i, const value_type& v, loc l = loc::current()) const
@@ -113,7 +111,7 @@ public:
         if (on)
             store(i, v, l);
         else
-            hook::skip(l);
+            hook::skip(Space, hook::kind::store, l);
     }
     // Volatile accesses: on the GPU they bypass the L1 and are never merged or
     // hoisted (flags polled across blocks); here a load and a store like any other.

@@ -44,8 +44,9 @@ void access(space s, kind k, const void* p, std::size_t bytes, std::size_t index
             const std::source_location& l);
 
 // A predicated-off access at `l`: takes the site's next occurrence and records
-// nothing.
-void skip(const std::source_location& l);
+// an access of no bytes (the warp issues the instruction; this lane touches
+// nothing).
+void skip(space s, kind k, const std::source_location& l);
 
 // Suspends the thread until every thread of its block reaches a barrier.
 void barrier(const std::source_location& l);
