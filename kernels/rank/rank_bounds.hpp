@@ -13,9 +13,6 @@ namespace agpu::model::rank_costs {
 // [low, high] of global_load_sectors, global_load_blocks, global_sectors and
 // io_blocks for a run of `key` ("rank/jacobson" or "rank/interleaved") with
 // params p; empty for op=build, whose counters are all exact.
-struct count_bounds {
-    partial_counts low, high;
-};
 count_bounds rank_query_bounds(const machine& m, const std::string& key, std::uint64_t n, const param_values& p);
 
 }  // namespace agpu::model::rank_costs

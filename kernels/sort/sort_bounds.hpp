@@ -12,9 +12,6 @@ namespace agpu::model::sort_costs {
 
 // [low, high] of global_sectors and io_blocks for a run of `key` with params
 // p; empty where every global counter is exact (sort/bitonic; parts = 1).
-struct count_bounds {
-    partial_counts low, high;
-};
 count_bounds sort_bounds(const machine& m, const std::string& key, std::uint64_t n, const param_values& p);
 
 }  // namespace agpu::model::sort_costs

@@ -45,23 +45,10 @@ constexpr std::uint32_t region_threads = 256;
 // Counters of warp-instructions, scaled by `times`.
 struct tally {
     partial_counts c;
-    void gload(std::uint64_t sectors, std::uint64_t blocks, std::uint64_t times = 1) {
-        c[counter::global_load_instructions] += times;
-        c[counter::global_load_requests] += times;
-        c[counter::global_load_sectors] += sectors * times;
-        c[counter::global_load_blocks] += blocks * times;
-        c[counter::global_requests] += times;
-        c[counter::global_sectors] += sectors * times;
-        c[counter::io_blocks] += blocks * times;
-        c[counter::warp_instructions] += times;
-    }
-    void gstore(std::uint64_t sectors, std::uint64_t blocks, std::uint64_t times = 1) {
-        c[counter::global_store_instructions] += times;
-        c[counter::global_store_requests] += times;
-        c[counter::global_store_sectors] += sectors * times;
-        c[counter::global_store_blocks] += blocks * times;
-        c[counter::global_requests] += times;
-        c[counter::global_sectors] += sectors * times;
+    void gload(std::uint64_t sectors, std::uint64_t blocks, std::uint64_t times = 1) { global(true, sectors, blocks, times); }
+    void gstore(std::uint64_t sectors, std::uint64_t blocks, std::uint64_t times = 1) { global(false, sectors, blocks, times); }
+    void global(bool load, std::uint64_t sectors, std::uint64_t blocks, std::uint64_t times) {
+        add_global(c, load, times, sectors * times, blocks * times);
         c[counter::io_blocks] += blocks * times;
         c[counter::warp_instructions] += times;
     }
@@ -421,6 +408,16 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
         if (it != staging_memo.end()) return it->second;
         block_cost bc;
         tally blk;
+        // One staging load: its live lanes' (row, vector) pairs, or none (predicated off).
+        const auto stage = [&](const std::vector<std::pair<std::uint64_t, std::uint64_t>>& rv, std::uint64_t res) {
+            if (rv.empty()) {
+                blk.null_access(counter::global_load_instructions);
+            } else {
+                const auto [sec, bl] = vector_units(rv, res, vpb);
+                blk.gload(sec, bl);
+            }
+            bc.steps += 1;
+        };
         for (std::uint64_t w = 0; w < warps; ++w) {
             for (std::uint64_t e0 = w * b; e0 < G.rows * a_vecs; e0 += region_threads) {
                 std::vector<std::pair<std::uint64_t, std::uint64_t>> rv;
@@ -428,14 +425,7 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                     const std::uint64_t e = e0 + l, i = e / (16 * a_vecs) * 16 + e % 16, g = e / 16 % a_vecs;
                     if (row_mask >> (i / 16) & 1) rv.emplace_back(i, g);
                 }
-                if (rv.empty()) {
-                    blk.null_access(counter::global_load_instructions);
-                    bc.steps += 1;
-                    continue;
-                }
-                const auto [sec, bl] = vector_units(rv, a_res, vpb);
-                blk.gload(sec, bl);
-                bc.steps += 1;
+                stage(rv, a_res);
             }
             for (std::uint64_t e0 = w * b; e0 < kc * G.vectors; e0 += region_threads) {
                 std::vector<std::pair<std::uint64_t, std::uint64_t>> rv;
@@ -443,14 +433,7 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                     const std::uint64_t e = e0 + l, vl = e % gv, rest = e / gv, k = rest % kc, vc = rest / kc * gv + vl;
                     if (col_mask >> vc & 1) rv.emplace_back(k, vc);
                 }
-                if (rv.empty()) {
-                    blk.null_access(counter::global_load_instructions);
-                    bc.steps += 1;
-                    continue;
-                }
-                const auto [sec, bl] = vector_units(rv, c_res, vpb);
-                blk.gload(sec, bl);
-                bc.steps += 1;
+                stage(rv, c_res);
             }
         }
         bc.c = std::move(blk.c);

@@ -60,9 +60,6 @@ namespace agpu::model {
 
 // Declared in kernels/rank/rank_bounds.hpp (model headers are not the family's).
 namespace rank_costs {
-struct count_bounds {
-    partial_counts low, high;
-};
 count_bounds rank_query_bounds(const machine& m, const std::string& key, std::uint64_t n, const param_values& p);
 }  // namespace rank_costs
 
@@ -148,13 +145,7 @@ public:
             m_c[counter::global_atomic_blocks] += blocks;
             return;
         }
-        const bool ld = a == access::load;
-        m_c[ld ? counter::global_load_instructions : counter::global_store_instructions] += 1;
-        m_c[ld ? counter::global_load_requests : counter::global_store_requests] += 1;
-        m_c[ld ? counter::global_load_sectors : counter::global_store_sectors] += sectors;
-        m_c[ld ? counter::global_load_blocks : counter::global_store_blocks] += blocks;
-        m_c[counter::global_requests] += 1;
-        m_c[counter::global_sectors] += sectors;
+        add_global(m_c, a == access::load, 1, sectors, blocks);
     }
     // Contiguous lanes: `lanes` accesses of `bytes` bytes from `first`, `stride` apart.
     void global(access a, std::uint64_t first, std::uint64_t lanes, std::uint64_t bytes, std::uint64_t stride) {

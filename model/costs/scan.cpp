@@ -76,13 +76,7 @@ public:
             (*this)[counter::global_atomic_blocks] += blocks;
             return;
         }
-        const bool ld = a == access::load;
-        (*this)[ld ? counter::global_load_instructions : counter::global_store_instructions] += 1;
-        (*this)[ld ? counter::global_load_requests : counter::global_store_requests] += 1;
-        (*this)[ld ? counter::global_load_sectors : counter::global_store_sectors] += sectors;
-        (*this)[ld ? counter::global_load_blocks : counter::global_store_blocks] += blocks;
-        (*this)[counter::global_requests] += 1;
-        (*this)[counter::global_sectors] += sectors;
+        add_global(*this, a == access::load, 1, sectors, blocks);
     }
     // One shared warp-instruction of `wavefronts` wavefronts.
     // `ideal`: the fewest wavefronts its distinct words need, ceil(words / b);

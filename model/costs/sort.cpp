@@ -132,10 +132,6 @@ plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s) {
 
 namespace sort_costs {
 
-struct count_bounds {
-    partial_counts low, high;
-};
-
 namespace {
 
 using namespace sort_plan;
@@ -151,12 +147,7 @@ struct global_tally {
     void access(bool load, std::uint64_t first_byte, std::uint64_t bytes, std::uint64_t times = 1) {
         const std::uint64_t sectors = units(first_byte, bytes, sector_bytes) * times;
         const std::uint64_t blocks = units(first_byte, bytes, m->block_bytes()) * times;
-        c[load ? counter::global_load_instructions : counter::global_store_instructions] += times;
-        c[load ? counter::global_load_requests : counter::global_store_requests] += times;
-        c[load ? counter::global_load_sectors : counter::global_store_sectors] += sectors;
-        c[load ? counter::global_load_blocks : counter::global_store_blocks] += blocks;
-        c[counter::global_requests] += times;
-        c[counter::global_sectors] += sectors;
+        add_global(c, load, times, sectors, blocks);
         c[counter::io_blocks] += blocks;
     }
     // A loop `for (i = t; i < len; i += threads)` of one access of `s`-byte

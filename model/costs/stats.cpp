@@ -53,12 +53,7 @@ struct tally {
     std::uint64_t global(bool load, std::uint64_t lanes, std::uint64_t first, std::uint64_t end, std::uint64_t times = 1) {
         const std::uint64_t sectors = times * span_units(first, end, sector);
         const std::uint64_t blocks = times * span_units(first, end, m.block_bytes());
-        c[load ? counter::global_load_instructions : counter::global_store_instructions] += times;
-        c[load ? counter::global_load_requests : counter::global_store_requests] += times;
-        c[load ? counter::global_load_sectors : counter::global_store_sectors] += sectors;
-        c[load ? counter::global_load_blocks : counter::global_store_blocks] += blocks;
-        c[counter::global_requests] += times;
-        c[counter::global_sectors] += sectors;
+        add_global(c, load, times, sectors, blocks);
         c[counter::io_blocks] += blocks;
         c[counter::lane_accesses] += times * lanes;
         c[counter::warp_instructions] += times;

@@ -1,28 +1,15 @@
 #include "agpu/model/catalog.hpp"
 
-#include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
 
 #include "agpu/errors.hpp"
 #include "embedded_devices.hpp"
+#include "json_text.hpp"
 
 namespace agpu::model {
 namespace {
 
 using json = nlohmann::json;
-
-json parse_json_text(const std::string& text, const std::string& where) {
-    try {
-        return json::parse(text);
-    } catch (const json::parse_error& e) {
-        // e.byte is the 1-based offset of the failure; turn it into a line.
-        std::size_t line = 1;
-        for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) line += text[i] == '\n';
-        throw input_error(where + ":" + std::to_string(line), std::string("not valid JSON (") + e.what() + ")");
-    }
-}
 
 const json& raw_preset(const std::string& id) {
     static const std::map<std::string, json> raw = [] {
@@ -63,11 +50,7 @@ const std::vector<device>& presets() {
 }
 
 device load_device_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw input_error(path, "cannot open device file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return device_from_json(parse_json_text(ss.str(), path), path, &base_resolver);
+    return device_from_json(read_json_file(path, "device file"), path, &base_resolver);
 }
 
 device resolve_device(const std::string& id_or_file) {

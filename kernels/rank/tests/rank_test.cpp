@@ -16,6 +16,7 @@
 #include "agpu/model/closed_form.hpp"
 #include "agpu/sim/algorithms.hpp"
 #include "agpu/validate/suite.hpp"
+#include "common/closed_form_check.hpp"
 #include "rank/rank_bounds.hpp"
 #include "rank/rank_runs.hpp"
 
@@ -40,30 +41,14 @@ sim::simulation run(const std::string& dev, const std::string& algo, std::uint64
 // The simulated counts against the closed form (exact counters) and the bounds (the rest).
 void expect_counts_match(const std::string& dev, const std::string& algo, std::uint64_t n,
                          const std::vector<std::string>& sets) {
-    const auto d = model::resolve_device(dev);
-    const auto& a = sim::find_algorithm(algo);
-    const auto params = model::parse_params(a.spec, sets);
-    const auto s = sim::simulate(a, d, n, params, 11);
-    ASSERT_TRUE(s.check.passed) << s.check.detail;
-    const auto got = s.record.totals();
-    const auto* cf = model::find_closed_form(algo);
-    ASSERT_NE(cf, nullptr) << algo;
-    const std::string where = algo + " " + ::testing::PrintToString(sets) + " on " + dev + " n=" + std::to_string(n);
-    const auto exact = cf->costs(d.agpu, n, params);
-    for (const auto& [ctr, want] : exact)
-        EXPECT_EQ(got[ctr], want) << where << ": counter " << model::info(ctr).name;
-    const auto bounds = model::rank_costs::rank_query_bounds(d.agpu, algo, n, params);
-    for (const auto& [ctr, low] : bounds.low) {
-        const auto high = bounds.high.at(ctr);
-        EXPECT_GE(got[ctr], low) << where << ": counter " << model::info(ctr).name;
-        EXPECT_LE(got[ctr], high) << where << ": counter " << model::info(ctr).name;
-        EXPECT_EQ(exact.count(ctr), 0u) << where << ": " << model::info(ctr).name << " both exact and bounded";
-    }
+    const auto r = agpu::kernels::testing::expect_counts_match(model::resolve_device(dev), dev, algo, n, sets,
+                                                               model::rank_costs::rank_query_bounds);
+    if (!r.ran) return;
     if (sets.front() == "op=build") {
-        EXPECT_TRUE(bounds.low.empty()) << where << ": a build's counts are exact";
+        EXPECT_TRUE(r.bounds.low.empty()) << r.where << ": a build's counts are exact";
     }
     // Every counter is either exact or bounded.
-    EXPECT_EQ(exact.size() + bounds.low.size(), model::counter_count) << where;
+    EXPECT_EQ(r.exact.size() + r.bounds.low.size(), model::counter_count) << r.where;
 }
 
 }  // namespace

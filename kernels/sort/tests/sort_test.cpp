@@ -17,6 +17,7 @@
 #include "agpu/sim/algorithms.hpp"
 #include "agpu/sim/executor.hpp"
 #include "agpu/validate/suite.hpp"
+#include "common/closed_form_check.hpp"
 #include "sort/sort_bounds.hpp"
 #include "sort/sort_runs.hpp"
 
@@ -54,23 +55,7 @@ void expect_sorted(const std::string& dev, const std::string& algo, std::uint64_
 // The simulated counts against the closed form (exact counters) and the bounds.
 void expect_counts_match(const std::string& dev, const std::string& algo, std::uint64_t n,
                          const std::vector<std::string>& sets) {
-    const auto d = device(dev);
-    const auto& a = sim::find_algorithm(algo);
-    const auto params = model::parse_params(a.spec, sets);
-    const auto s = sim::simulate(a, d, n, params, 11);
-    ASSERT_TRUE(s.check.passed) << s.check.detail;
-    const auto got = s.record.totals();
-    const auto* cf = model::find_closed_form(algo);
-    ASSERT_NE(cf, nullptr) << algo;
-    const std::string where = algo + " " + ::testing::PrintToString(sets) + " on " + dev + " n=" + std::to_string(n);
-    const auto exact = cf->costs(d.agpu, n, params);
-    for (const auto& [ctr, want] : exact) EXPECT_EQ(got[ctr], want) << where << ": counter " << model::info(ctr).name;
-    const auto bounds = model::sort_costs::sort_bounds(d.agpu, algo, n, params);
-    for (const auto& [ctr, low] : bounds.low) {
-        EXPECT_GE(got[ctr], low) << where << ": counter " << model::info(ctr).name;
-        EXPECT_LE(got[ctr], bounds.high.at(ctr)) << where << ": counter " << model::info(ctr).name;
-        EXPECT_EQ(exact.count(ctr), 0u) << where << ": " << model::info(ctr).name << " both exact and bounded";
-    }
+    agpu::kernels::testing::expect_counts_match(device(dev), dev, algo, n, sets, model::sort_costs::sort_bounds);
 }
 
 }  // namespace

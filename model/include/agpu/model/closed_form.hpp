@@ -17,6 +17,12 @@ namespace agpu::model {
 
 using partial_counts = std::map<counter, std::uint64_t>;
 
+// [low, high] of the counters a family's data-dependent runs can only bound
+// (the closed form above holds exact counts only); empty where all are exact.
+struct count_bounds {
+    partial_counts low, high;
+};
+
 struct closed_form {
     std::string key;
     std::string formula;  // the costs in words, for `agpu algos` and reports
@@ -43,6 +49,19 @@ std::uint64_t units(std::uint64_t start, std::uint64_t bytes, std::uint64_t unit
 // The simulator's placement: blocks, in order, each to the least-loaded of k
 // MPs (ties to the lowest index); the launch's time is the busiest MP's.
 std::uint64_t greedy_makespan(const std::vector<std::uint64_t>& block_steps, std::uint64_t k);
+// `times` global load (or store) warp-instructions of `sectors` sectors and
+// `blocks` b-word blocks in all: instructions, requests, sectors and blocks
+// of their kind and the global totals (io_blocks, which atomics share, is the
+// caller's). C is any container indexed by counter.
+template <class C>
+void add_global(C& c, bool load, std::uint64_t times, std::uint64_t sectors, std::uint64_t blocks) {
+    c[load ? counter::global_load_instructions : counter::global_store_instructions] += times;
+    c[load ? counter::global_load_requests : counter::global_store_requests] += times;
+    c[load ? counter::global_load_sectors : counter::global_store_sectors] += sectors;
+    c[load ? counter::global_load_blocks : counter::global_store_blocks] += blocks;
+    c[counter::global_requests] += times;
+    c[counter::global_sectors] += sectors;
+}
 // A shared warp-instruction on these words: its wavefronts (the most distinct
 // words in one of b banks) and the fewest its distinct words need,
 // ceil(words / b); the difference is its bank conflicts.
