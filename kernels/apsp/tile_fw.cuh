@@ -15,9 +15,14 @@
 // per k. Row k and column k do not change during step k (d[k][k] = 0: no
 // negative cycle), so the published copies are exact.
 //
-// Tile <= 32, shared: the tile in shared memory; per k a thread reads d[k][j]
+// Tile <= 32, shared: the tile in shared memory, double-buffered: step k
+// reads copy k mod 2 and writes the other, so no thread writes a word that
+// another reads in the same step (compute-sanitizer's racecheck flagged the
+// single copy: the owners of column k rewrote it while others read it, with
+// the same values, but a race all the same); per k a thread reads d[k][j]
 // once, then for each owned row d[i][j] = min(d[i][j], d[i][k] + d[k][j]) and
-// writes it back; one barrier per k.
+// writes it to the next copy; one barrier per k. The copies are Tile² words
+// apart, a multiple of every bank count, so the banks are those of one copy.
 //
 // AGPU cost, Tile >= 64 (b = 32, W = threads / 32 warps): global 4 vector
 // loads and 4 vector stores of 16 (int32) or 8 (int16) bytes per thread;
@@ -28,7 +33,7 @@
 // Tile <= 32 (E = Tile²/256): global Tile² words read and written once; shared
 // per k and thread 1 + E loads and E stores, one wavefront each (d[i][k] is a
 // broadcast, the rest contiguous); Tile + 1 barriers; Tile·E compute
-// instructions per thread. Shared footprint Tile² words.
+// instructions per thread. Shared footprint 2·Tile² words.
 #pragma once
 
 #include "apsp/apsp_common.cuh"
@@ -37,7 +42,7 @@ namespace agpu::kernels::apsp {
 
 struct tile_fw_policy {
     static constexpr unsigned threads(unsigned tile) { return tile >= 64 ? tile * tile / 16 : 256; }
-    static constexpr std::size_t shared_bytes(unsigned tile) { return std::size_t(tile >= 64 ? 4 * tile : tile * tile) * 4; }
+    static constexpr std::size_t shared_bytes(unsigned tile) { return std::size_t(tile >= 64 ? 4 * tile : 2 * tile * tile) * 4; }
     // Tile >= 64: the thread's (ty, tx) in the (Tile/4)² grid, warps of 4 ty x 8 tx.
     static AGPU_HOST_DEVICE unsigned ty(unsigned tid, unsigned tile) { return tid / 32 / (tile / 32) * 4 + tid % 32 / 8; }
     static AGPU_HOST_DEVICE unsigned tx(unsigned tid, unsigned tile) { return tid / 32 % (tile / 32) * 8 + tid % 8; }
@@ -108,11 +113,12 @@ AGPU_KERNEL AGPU_BOUNDS(tile_fw_policy::threads(Tile), 1) void tile_fw(kl::gspan
         }
         kl::sync_threads();
         for (unsigned k = 0; k < Tile; ++k) {
-            const std::int32_t dkj = s.load(k * Tile + j);
+            const unsigned from = k % 2 * Tile * Tile, to = (k + 1) % 2 * Tile * Tile;
+            const std::int32_t dkj = s.load(from + k * Tile + j);
             for (unsigned e = 0; e < per; ++e) {
                 const unsigned i = i0 + e * row_step;
-                v[e] = kl::min(v[e], s.load(i * Tile + k) + dkj);
-                s.store(i * Tile + j, v[e]);
+                v[e] = kl::min(v[e], s.load(from + i * Tile + k) + dkj);
+                s.store(to + i * Tile + j, v[e]);
             }
             kl::compute(per);
             kl::sync_threads();

@@ -6,7 +6,8 @@
 // the GPU baselines on the same u32 keys:
 //   agpu validate --suite sort --out DIR && agpu compare --data DIR
 //
-// `sort-bench`: u32 keys 2^20 .. 2^28, sort/multiway and sort/pairwise beside
+// `sort-bench`: u32 keys 2^20 .. 2^28, sort/multiway (default and the tuned
+// shape that the goals name) and sort/pairwise beside
 // cub::DeviceMergeSort, cub::DeviceRadixSort and thrust::sort. Goals at
 // n >= 2^26: sort/multiway at 1.2x the keys/s of cub::DeviceMergeSort (time),
 // and at most half its global load + store sectors (sectors; needs the
@@ -57,8 +58,13 @@ AGPU_REGISTER_SUITE({"sort",
                      {std::uint64_t(1) << 16, 100003},
                      sort_entries()});
 
+// The fastest shape of the sort-tune run on the H100 (2^26 u32 keys:
+// 17.3 ms against 28.5-45.7 ms for d = auto; validate/data/h100/bench/sort-tune).
+std::vector<std::string> tuned() { return {"type=u32", "values=0", "chunk=512", "tile=2048", "d=16"}; }
+
 std::vector<suite_entry> bench_entries() {
-    return {entry("sort/multiway", {"type=u32", "values=0"}), entry("sort/pairwise", {"type=u32", "values=0"}),
+    return {entry("sort/multiway", {"type=u32", "values=0"}), entry("sort/multiway", tuned()),
+            entry("sort/pairwise", {"type=u32", "values=0"}),
             entry("baseline/cub-merge-sort", {"type=u32"}), entry("baseline/cub-radix-sort", {"type=u32"}),
             entry("baseline/thrust-sort", {"type=u32"})};
 }
@@ -74,10 +80,29 @@ AGPU_REGISTER_SUITE({"sort-bench",
                      "cub::DeviceRadixSort and thrust::sort (measure with counters for the sectors goal)",
                      bench_sizes(),
                      bench_entries(),
-                     {{"sort/multiway type=u32;values=0", "baseline/cub-merge-sort type=u32", "time", 1.2,
+                     {{"sort/multiway type=u32;values=0;chunk=512;tile=2048;d=16", "baseline/cub-merge-sort type=u32", "time", 1.2,
                        std::uint64_t(1) << 26, "sort/multiway sorts u32 keys at 1.2x the keys/s of cub::DeviceMergeSort"},
-                      {"sort/multiway type=u32;values=0", "baseline/cub-merge-sort type=u32", "sectors", 2.0,
+                      {"sort/multiway type=u32;values=0;chunk=512;tile=2048;d=16", "baseline/cub-merge-sort type=u32", "sectors", 2.0,
                        std::uint64_t(1) << 26,
                        "sort/multiway moves at most half the global load + store sectors of cub::DeviceMergeSort"}}});
+
+// `sort-tune`: sort/multiway's shape at 2^26 u32 keys (chunk, tile, d), to
+// choose the defaults on a GPU: time only.
+//   agpu validate --suite sort-tune --no-counters --out DIR && agpu bench --data DIR
+std::vector<suite_entry> tune_entries() {
+    std::vector<suite_entry> e;
+    for (const char* chunk : {"256", "512", "1024"})
+        for (const char* tile : {"1024", "2048", "4096"})
+            for (const char* d : {"auto", "16"})
+                e.push_back(entry("sort/multiway", {"type=u32", "values=0", std::string("chunk=") + chunk,
+                                                    std::string("tile=") + tile, std::string("d=") + d}));
+    e.push_back(entry("baseline/cub-merge-sort", {"type=u32"}));
+    return e;
+}
+
+AGPU_REGISTER_SUITE({"sort-tune",
+                     "sort/multiway's chunk, tile and d at 2^26 u32 keys beside cub::DeviceMergeSort (time only)",
+                     {std::uint64_t(1) << 26},
+                     tune_entries()});
 
 }  // namespace

@@ -11,6 +11,10 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <memory>
+#include <mutex>
+#include <type_traits>
+#include <utility>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -60,13 +64,60 @@ std::vector<K> sort_input(std::uint64_t n, std::uint64_t seed, const std::string
     return v;
 }
 
-// The CPU reference: std::stable_sort of (key, position) by the key order.
+// K's bits mapped so that unsigned order is the key order (float: totalOrder).
+template <class K>
+key_bits<K> order_bits(K x) {
+    if constexpr (std::is_same_v<K, float>) return key_order<float>::ordered(x);
+    else return static_cast<key_bits<K>>(x);
+}
+
+// The CPU reference: the stable order of the positions by the key order (what
+// std::stable_sort of (key, position) gives), by an LSD radix sort of 16-bit
+// digits of order_bits: linear, so the reference of a 2^28-key run takes
+// seconds, not minutes.
 template <class K>
 std::vector<std::uint32_t> reference_order(const std::vector<K>& keys) {
-    std::vector<std::uint32_t> idx(keys.size());
+    const std::size_t n = keys.size();
+    std::vector<std::uint32_t> idx(n), tmp(n);
     std::iota(idx.begin(), idx.end(), 0u);
-    std::stable_sort(idx.begin(), idx.end(), [&](std::uint32_t a, std::uint32_t b) { return ref_less(keys[a], keys[b]); });
+    std::vector<std::size_t> count(std::size_t(1) << 16);
+    for (unsigned shift = 0; shift < 8 * sizeof(K); shift += 16) {
+        std::fill(count.begin(), count.end(), 0);
+        for (const K k : keys) ++count[(order_bits(k) >> shift) & 0xffffu];
+        std::size_t sum = 0;
+        for (auto& c : count) sum += std::exchange(c, sum);
+        for (const std::uint32_t i : idx) tmp[count[(order_bits(keys[i]) >> shift) & 0xffffu]++] = i;
+        idx.swap(tmp);
+    }
     return idx;
+}
+
+// One sort case: the input and its reference order. Every repetition of a
+// measured run (and the baselines, which sort the same keys) asks for the
+// same case, so the last one of each key type is kept.
+template <class K>
+struct sort_case {
+    std::uint64_t n, seed;
+    std::string kind;
+    std::vector<K> keys;
+    std::vector<std::uint32_t> order;
+    std::vector<key_bits<K>> sorted_bits;  // the keys in `order`, as bit patterns
+};
+
+template <class K>
+std::shared_ptr<const sort_case<K>> cached_case(std::uint64_t n, std::uint64_t seed, const std::string& kind) {
+    static std::mutex m;
+    static std::shared_ptr<const sort_case<K>> last;
+    std::lock_guard lock(m);
+    if (!last || last->n != n || last->seed != seed || last->kind != kind) {
+        last.reset();  // free the old case before building the new one
+        auto c = std::make_shared<sort_case<K>>(sort_case<K>{n, seed, kind, sort_input<K>(n, seed, kind), {}});
+        c->order = reference_order(c->keys);
+        c->sorted_bits.resize(n);
+        for (std::uint64_t i = 0; i < n; ++i) c->sorted_bits[i] = std::bit_cast<key_bits<K>>(c->keys[c->order[i]]);
+        last = std::move(c);
+    }
+    return last;
 }
 
 // Keys as their bit patterns, so NaNs compare equal to themselves.

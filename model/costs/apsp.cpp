@@ -266,7 +266,7 @@ void tile_fw(tally& t, const machine& m, std::uint64_t tile, std::uint64_t es, s
     w.gstore(sec, blk, E);
     t.add(w.c, warps);
     const std::uint64_t warp_steps = E + E + 1 + tile * (1 + E + E + E + 1) + E;
-    t.launch(1, tile_threads, warps * warp_steps, tile * tile);
+    t.launch(1, tile_threads, warps * warp_steps, 2 * tile * tile);  // two copies of the tile
 }
 
 // ---------------------------------------------------------------- strips (method B)

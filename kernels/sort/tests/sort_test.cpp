@@ -1,12 +1,14 @@
 // The sort family on the simulator: every algorithm against the CPU reference
-// (std::stable_sort by the key order; values: the stable order) over key
+// (the stable order by the key order, checked against std::stable_sort) over key
 // types, key-value pairs, input kinds and awkward sizes on b = 32, 16 and 64
 // and a device with small M; the closed forms against the simulator's counts
 // (equal where exact, within the stated bounds elsewhere); the plan's shared
 // memory against the kernels' layouts; bad parameters.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -109,6 +111,29 @@ TEST(SortReference, FloatTotalOrder) {
     }
 }
 
+// The radix-sort reference gives std::stable_sort's order on every key type and input kind.
+template <class K>
+void expect_reference_is_stable_sort(std::uint64_t n) {
+    for (const auto& kind : sort::input_kinds()) {
+        const auto keys = sort::sort_input<K>(n, 7, kind);
+        std::vector<std::uint32_t> want(n);
+        std::iota(want.begin(), want.end(), 0u);
+        std::stable_sort(want.begin(), want.end(), [&](auto a, auto b) { return sort::ref_less(keys[a], keys[b]); });
+        EXPECT_EQ(sort::reference_order(keys), want) << kind << " n=" << n;
+        const auto c = sort::cached_case<K>(n, 7, kind);
+        EXPECT_EQ(c->order, want) << kind;
+        EXPECT_EQ(sort::cached_case<K>(n, 7, kind), c) << "the same case is kept, not rebuilt";
+    }
+}
+
+TEST(SortReference, RadixOrderIsTheStableSortOrder) {
+    for (std::uint64_t n : {0u, 1u, 1000u, 70001u}) {
+        expect_reference_is_stable_sort<std::uint32_t>(n);
+        expect_reference_is_stable_sort<std::uint64_t>(n);
+        expect_reference_is_stable_sort<float>(n);
+    }
+}
+
 TEST(SortClosedForm, MatchesTheSimulator) {
     for (const char* dev : devices) {
         const std::uint64_t b = device(dev).agpu.b;
@@ -190,7 +215,7 @@ TEST(SortParams, BadValuesAreTypedErrors) {
 }
 
 TEST(SortSuites, EntriesParseAndGoalsNameEntries) {
-    for (const char* name : {"sort", "sort-bench"}) {
+    for (const char* name : {"sort", "sort-bench", "sort-tune"}) {
         const auto& suite = agpu::validate::find_suite(name);
         EXPECT_NO_THROW(agpu::validate::check_targets(suite)) << name;
         for (const auto& e : suite.entries) {
