@@ -3,6 +3,7 @@
 // Counts (closed form where it gives every counter the time model reads, the
 // simulator otherwise) and predicted seconds on any device, real or
 // hypothetical, optionally over one swept device parameter.
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -12,6 +13,7 @@
 #include "../table.hpp"
 #include "agpu/build_info.hpp"
 #include "agpu/errors.hpp"
+#include "agpu/model/analysis.hpp"
 #include "agpu/model/catalog.hpp"
 #include "agpu/model/sweep.hpp"
 #include "agpu/model/time_model.hpp"
@@ -106,7 +108,20 @@ int run_predict(const invocation& inv) {
             rows.push_back(std::move(r));
         }
 
+    // The algorithm's own reading of each device (e.g. apsp's tile sizes), at the largest n.
+    std::vector<std::pair<std::string, model::analysis>> analyses;
+    if (const auto* an = model::find_analysis(algo.spec.key))
+        for (const auto& [value, dev] : devices)
+            analyses.emplace_back(dev.id, an->analyze(dev, *std::max_element(sizes.begin(), sizes.end()), params));
+
     if (format == output_format::json) {
+        json janalyses = json::array();
+        for (const auto& [id, a] : analyses) {
+            auto j = model::to_json(a);
+            j["device"] = id;
+            j["n"] = *std::max_element(sizes.begin(), sizes.end());
+            janalyses.push_back(j);
+        }
         json jrows = json::array();
         for (const auto& r : rows) {
             json terms = json::object();
@@ -132,7 +147,8 @@ int run_predict(const invocation& inv) {
                         {"params", params.all()},
                         {"sweep", sweep ? json{{"param", sweep->param}, {"values", sweep->values}} : json(nullptr)},
                         {"fit", jfit},
-                        {"rows", jrows}}
+                        {"rows", jrows},
+                        {"analysis", janalyses}}
                        .dump(2)
                 << '\n';
         return exit_ok;
@@ -168,6 +184,14 @@ int run_predict(const invocation& inv) {
         t.add_row(std::move(cells));
     }
     t.print(os);
+    for (const auto& [id, a] : analyses) {
+        os << "\n" << id << ", n = " << *std::max_element(sizes.begin(), sizes.end()) << ": " << a.title << "\n";
+        text_table at;
+        for (const auto& c : a.columns) at.add_column(c, c == "bound" ? text_table::align::left : text_table::align::right);
+        for (const auto& r : a.rows) at.add_row(r);
+        at.print(os);
+        os << a.conclusion << "\n";
+    }
     return exit_ok;
 }
 

@@ -28,10 +28,12 @@
 #include <bit>
 #include <map>
 #include <queue>
+#include <sstream>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "agpu/model/analysis.hpp"
 #include "agpu/model/closed_form.hpp"
 
 namespace agpu::model {
@@ -641,6 +643,51 @@ AGPU_REGISTER_CLOSED_FORM({"apsp/dpx",
                            "(N_b = 2(4n^3/t - 2n^2)) and does two updates per instruction (half the compute notes); t = 128 "
                            "allowed (1024-thread pivot tile)",
                            dpx});
+
+// ---------------------------------------------------------------- tile-size analysis
+
+std::string num(double v) {
+    std::ostringstream o;
+    o.precision(3);
+    o << v;
+    return o.str();
+}
+
+// The source paper's tile-size rule: per pivot the tiles stay on chip, so
+// global traffic is N_b = d(4n³/t - 2n²) bytes against N_c = 2n(n² - 2t + 1)
+// operations (an add and a min per update); memory bounds the run while
+// N_b/N_c exceeds the device's bytes per operation (bandwidth / arithmetic
+// rate), arithmetic once it is below. The packed 16-bit form moves d = 2
+// bytes and does two updates per instruction (the device's rate doubled).
+analysis tile_sizes(const device& dev, std::uint64_t n, unsigned width, std::vector<std::uint64_t> tiles) {
+    const double d = width == 16 ? 2 : 4, rate = ops_per_second(dev) * (width == 16 ? 2 : 1);
+    const double ratio = dev.hw.mem_bandwidth_gbs * 1e9 / rate;
+    analysis a;
+    a.title = "tile size t: global bytes per operation N_b/N_c against the device's bandwidth/compute ratio (" +
+              num(dev.hw.mem_bandwidth_gbs) + " GB/s / " + num(rate * 1e-12) + " T op/s = " + num(ratio) +
+              " bytes/op)";
+    a.columns = {"t", "N_b bytes", "N_c ops", "N_b/N_c", "device B/C", "bound"};
+    std::uint64_t smallest = 0;
+    for (auto t : tiles) {
+        const double np = double(pad(n, t)), nb = d * (4 * np * np * np / double(t) - 2 * np * np),
+                     nc = 2 * np * (np * np - 2 * double(t) + 1), r = nb / nc;
+        const bool arithmetic = r < ratio;
+        if (arithmetic && smallest == 0) smallest = t;
+        a.rows.push_back({std::to_string(t), num(nb), num(nc), num(r), num(ratio), arithmetic ? "arithmetic" : "memory"});
+    }
+    a.conclusion = smallest ? "smallest tile for which arithmetic rather than memory bounds the run on " + dev.id +
+                                  ": t = " + std::to_string(smallest)
+                            : "memory bounds the run on " + dev.id + " for every tile up to t = " +
+                                  std::to_string(tiles.back()) + " (N_b/N_c > " + num(ratio) + " bytes/op)";
+    return a;
+}
+
+AGPU_REGISTER_ANALYSIS({"apsp/blocked", [](const device& dev, std::uint64_t n, const param_values&) {
+                            return tile_sizes(dev, n, 32, {16, 32, 64});
+                        }});
+AGPU_REGISTER_ANALYSIS({"apsp/dpx", [](const device& dev, std::uint64_t n, const param_values& p) {
+                            return tile_sizes(dev, n, unsigned(p.integer("width")), {16, 32, 64, 128});
+                        }});
 
 }  // namespace
 }  // namespace agpu::model
