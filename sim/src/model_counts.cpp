@@ -30,6 +30,10 @@ bool serves(const model::partial_counts& p) {
 
 }  // namespace
 
+// A sampled run's share of the exact run's time: blocks that run unrecorded
+// still start their threads and check their accesses (measured on ...).
+constexpr double sampled_fraction = 0.3;
+
 double simulation_seconds_estimate(const model::counts& c, std::uint64_t n) {
     // A closed form that leaves lane accesses out: every warp-instruction's lanes, at most 32 (b on these machines).
     const double lanes = c[counter::lane_accesses] ? double(c[counter::lane_accesses])
@@ -37,9 +41,33 @@ double simulation_seconds_estimate(const model::counts& c, std::uint64_t n) {
     return 3e-8 * (lanes + double(c[counter::threads])) + 2e-8 * double(n);
 }
 
+mode_request parse_mode(const std::string& text, const std::string& option) {
+    if (text == "exact") return mode_request::exact;
+    if (text == "sampled") return mode_request::sampled;
+    if (text == "auto") return mode_request::automatic;
+    throw input_error(option, "must be exact, sampled or auto, got '" + text + "'");
+}
+
+double exact_simulation_estimate(const algorithm& algo, const model::device& dev, std::uint64_t n,
+                                 const model::param_values& params) {
+    const auto* cf = model::find_closed_form(algo.spec.key);
+    if (!cf) return 0;
+    model::counts partial;
+    for (const auto& [c, v] : cf->costs(dev.agpu, n, params)) partial[c] = v;
+    return simulation_seconds_estimate(partial, n);
+}
+
+sim_mode resolve_mode(mode_request r, const algorithm& algo, const model::device& dev, std::uint64_t n,
+                      const model::param_values& params) {
+    if (r == mode_request::exact) return sim_mode::exact;
+    if (r == mode_request::sampled) return sim_mode::sampled;
+    return exact_simulation_estimate(algo, dev, n, params) <= auto_exact_seconds ? sim_mode::exact : sim_mode::sampled;
+}
+
 model_counts count_run(const algorithm& algo, const model::device& dev, std::uint64_t n,
                        const model::param_values& params, std::uint64_t seed, const count_options& opt) {
     model_counts out;
+    sim_mode mode = opt.mode == mode_request::sampled ? sim_mode::sampled : sim_mode::exact;
     if (const auto* cf = model::find_closed_form(algo.spec.key)) {
         const auto p = cf->costs(dev.agpu, n, params);
         if (serves(p) && !opt.force_simulator) {
@@ -50,7 +78,9 @@ model_counts count_run(const algorithm& algo, const model::device& dev, std::uin
         }
         model::counts partial;
         for (const auto& [c, v] : p) partial[c] = v;
-        const double est = simulation_seconds_estimate(partial, n);
+        const double exact_est = simulation_seconds_estimate(partial, n);
+        if (opt.mode == mode_request::automatic && exact_est > auto_exact_seconds) mode = sim_mode::sampled;
+        const double est = mode == sim_mode::sampled ? sampled_fraction * exact_est : exact_est;
         if (opt.max_simulation_s > 0 && est > opt.max_simulation_s) {
             std::string missing;
             for (auto c : time_model_counters())
@@ -60,13 +90,19 @@ model_counts count_run(const algorithm& algo, const model::device& dev, std::uin
             throw simulation_too_long(
                 algo.spec.key + " n=" + std::to_string(n),
                 "the closed form does not give " + (missing.empty() ? std::string("every counter") : missing) +
-                    " (data-dependent), and the exact simulator would take about " + buf + " s here (limit " +
-                    std::to_string(int(opt.max_simulation_s)) + " s; a sampled mode is future work)",
+                    " (data-dependent), and the " + to_string(mode) + " simulator would take about " + buf +
+                    " s here (limit " + std::to_string(int(opt.max_simulation_s)) + " s)",
                 est);
         }
     }
-    auto s = simulate(algo, dev, n, params, seed);
+    engine_options eo;
+    eo.mode = mode;
+    eo.threads = opt.threads;
+    eo.progress = opt.progress;
+    auto s = simulate(algo, dev, n, params, seed, eo);
     out.totals = s.record.totals();
+    out.relative_error_95 = s.record.relative_error_95();
+    out.mode = mode;
     out.launches = std::move(s.record.launches);
     out.source = count_source::simulator;
     out.check = s.check;

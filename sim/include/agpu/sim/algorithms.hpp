@@ -42,16 +42,22 @@ struct simulation {
     std::uint64_t seed = 0;
     run_record record;
     check_result check;
+    sim_mode mode = sim_mode::exact;
 };
 
-// Runs `algo` on `dev` with n and params (already checked).
+// Runs `algo` on `dev` with n and params (already checked), in opt.mode on
+// opt.threads host threads (engine_options).
 simulation simulate(const algorithm& algo, const model::device& dev, std::uint64_t n, const model::param_values& params,
-                    std::uint64_t seed = 1);
+                    std::uint64_t seed = 1, const engine_options& opt = {});
 
-inline constexpr const char* simulate_schema = "agpu.simulate/1";
-// {schema, commit, device, algo, n, params, seed, check, launches[], totals{}}.
+inline constexpr const char* simulate_schema = "agpu.simulate/2";
+// {schema, commit, device, algo, n, params, seed, mode, check, launches[], totals{}, relative_error_95{}}: each
+// launch has blocks_recorded and, where sampled, relative_error_95 (the 95% interval's half-width over the value,
+// per counter; 0 where exact).
 nlohmann::json to_json(const simulation& s);
 nlohmann::json counts_to_json(const counts& c);
+// {counter name: relative error} for every counter.
+nlohmann::json errors_to_json(const std::array<double, counter_count>& e);
 
 }  // namespace agpu::sim
 
