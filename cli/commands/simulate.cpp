@@ -31,7 +31,9 @@ void print_simulation(const sim::simulation& s, std::ostream& os) {
             blocks += l.c[model::counter::thread_blocks];
             recorded += l.blocks_recorded;
         }
-        os << " (" << recorded << " of " << blocks << " thread blocks recorded, the rest run unrecorded; ";
+        const std::uint64_t skipped = s.record.blocks_skipped();
+        os << " (" << recorded << " of " << blocks << " thread blocks recorded, " << blocks - recorded - skipped
+           << " run unrecorded, " << skipped << " skipped; ";
         os << "95% error of the totals: ";
         const auto e = s.record.relative_error_95();
         bool first = true;

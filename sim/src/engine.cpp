@@ -1030,6 +1030,12 @@ bool launch_record::sampled() const {
     return blocks_recorded < std::uint64_t(grid.x) * grid.y * grid.z;
 }
 
+std::uint64_t run_record::blocks_skipped() const {
+    std::uint64_t n = 0;
+    for (const auto& l : launches) n += l.blocks_skipped;
+    return n;
+}
+
 bool run_record::sampled() const {
     return std::any_of(launches.begin(), launches.end(), [](const launch_record& l) { return l.sampled(); });
 }
@@ -1112,32 +1118,41 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
         if (m_opt.progress) m_opt.progress(nthreads);
     };
 
+    // The blocks to run, in order: all, or in a sampled data-independent
+    // launch only the recorded ones.
+    const bool skip = sampled && m_data_independent;
+    std::vector<std::uint64_t> order;
+    if (skip) order = plan.recorded;
+    const std::uint64_t runs = skip ? order.size() : nblocks;
+    auto block_at = [&](std::uint64_t i) { return skip ? order[i] : i; };
+    rec.blocks_skipped = nblocks - runs;
+
     // Block 0 alone: blocks that made a global atomic may wait on each other
     // in block order (a decoupled look-back), so then the rest run in order.
     run_one(0, 0);
     const bool parallel = workers > 1 && !runners[0]->bc.global_atomic;
     if (!parallel) {
-        for (std::uint64_t bid = 1; bid < nblocks; ++bid) run_one(0, bid);
+        for (std::uint64_t i = 1; i < runs; ++i) run_one(0, block_at(i));
     } else {
         // Blocks are claimed in order; after a kernel error no block beyond the
         // failing one starts, and the lowest failing block's error is thrown,
         // so errors too are the same for any number of threads.
-        std::atomic<std::uint64_t> next{1}, stop{nblocks};
+        std::atomic<std::uint64_t> next{1}, stop{runs};
         std::mutex error_mutex;
-        std::uint64_t error_bid = nblocks;
+        std::uint64_t error_at = runs;
         std::exception_ptr error;
         auto work = [&](unsigned w) {
             while (true) {
-                const std::uint64_t bid = next.fetch_add(1);
-                if (bid >= nblocks || bid > stop.load()) break;
+                const std::uint64_t i = next.fetch_add(1);
+                if (i >= runs || i > stop.load()) break;
                 try {
-                    run_one(w, bid);
+                    run_one(w, block_at(i));
                 } catch (...) {
                     std::lock_guard<std::mutex> lock(error_mutex);
-                    if (bid < error_bid) {
-                        error_bid = bid;
+                    if (i < error_at) {
+                        error_at = i;
                         error = std::current_exception();
-                        stop = bid;
+                        stop = i;
                     }
                 }
             }

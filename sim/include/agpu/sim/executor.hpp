@@ -51,7 +51,8 @@ struct launch_record {
     std::size_t dynamic_shared_bytes = 0;
     counts c;          // this launch's counters (launches = 1); extrapolated where sampled
     std::uint64_t mps_used = 0;
-    std::uint64_t blocks_recorded = 0;  // recorded in full; the rest ran unrecorded
+    std::uint64_t blocks_recorded = 0;  // recorded in full; the rest ran unrecorded or were skipped
+    std::uint64_t blocks_skipped = 0;   // not run (sampled, data-independent launches)
     // Sampled launches: the estimated variance of each counter's extrapolated
     // value (0 where exact: every counter of an exact launch, and launches,
     // thread blocks, threads, shared words always).
@@ -63,6 +64,7 @@ struct run_record {
     std::vector<launch_record> launches;
     counts totals() const;  // every launch merged by each counter's aggregation
     bool sampled() const;   // some launch was sampled
+    std::uint64_t blocks_skipped() const;
     // Half-width of the 95% confidence interval of each total, relative to the
     // total (0 where exact): 1.96·sqrt(sum of the launches' variances)/total.
     std::array<double, counter_count> relative_error_95() const;
@@ -148,6 +150,14 @@ public:
         run_launch(name, grid, block, dynamic_shared_bytes, &closure::call, &c);
     }
 
+    // Declares the launches that follow (until turned off) data-independent:
+    // their addresses and control flow do not depend on the values they read,
+    // nor on values an earlier declared launch wrote. In sampled mode their
+    // unrecorded blocks are skipped, not run, so their outputs are incomplete
+    // (simulate() then reports the check as not made). Drivers use
+    // kernels/common/sampling.hpp, which is a no-op on the GPU.
+    void set_data_independent(bool on) { m_data_independent = on; }
+
     const run_record& record() const { return m_record; }
     void clear_record() { m_record = {}; }
 
@@ -162,6 +172,7 @@ private:
     std::unique_ptr<engine> m_engine;
     std::vector<std::pair<void*, std::size_t>> m_allocations;
     std::uint64_t m_allocated = 0, m_memory_limit = 0;
+    bool m_data_independent = false;
     run_record m_record;
 };
 
