@@ -29,7 +29,15 @@ void progress_bar::add(std::uint64_t threads) {
         const int filled = int(f * width);
         std::string bar(std::size_t(filled), '#');
         bar.append(std::size_t(width - filled), '.');
-        const double eta = f > 0 ? elapsed * (1 - f) / f : 0;
+        // The pace of the last few seconds (launches differ in cost per thread).
+        const double window = std::chrono::duration<double>(now - m_mark).count();
+        const double rate = window > 0.5 && done > m_mark_done ? double(done - m_mark_done) / window
+                                                               : double(done) / elapsed;
+        if (window > 4.0) {
+            m_mark = now;
+            m_mark_done = done;
+        }
+        const double eta = rate > 0 ? double(m_total > done ? m_total - done : 0) / rate : 0;
         std::snprintf(line, sizeof line, "\r%s [%s] %3.0f%%  %.0f s, ETA %.0f s ", m_label.c_str(), bar.c_str(),
                       100 * f, elapsed, eta);
     } else {

@@ -35,7 +35,8 @@ private:
     std::string m_label;
     std::atomic<std::uint64_t> m_done{0};
     std::mutex m_mutex;
-    clock::time_point m_start = clock::now(), m_last{};
+    clock::time_point m_start = clock::now(), m_last{}, m_mark = m_start;  // m_mark: start of the pace window
+    std::uint64_t m_mark_done = 0;
     bool m_drawn = false;
 };
 
