@@ -4,6 +4,7 @@
 // reports; the host-memory check stops a run before it starts.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 
 #include "agpu/kl/kl.hpp"
@@ -40,7 +41,44 @@ AGPU_KERNEL void scaled_copy(kl::gspan<const float> in, kl::gspan<float> out, un
     if (i * stride < in.size()) out.store(i, 2 * in.load(i * stride));
 }
 
+// Block b's threads each load 1 + (37·b mod 11) elements: the work varies
+// from block to block, with no trend the strata could follow.
+AGPU_KERNEL void uneven_loads(kl::gspan<const float> in, kl::gspan<float> out) {
+    const unsigned b = kl::block_idx().x, loads = 1 + (37 * b) % 11;
+    float s = 0;
+    for (unsigned j = 0; j < loads; ++j) s += in.load((std::uint64_t(b) * loads + j) * kl::block_dim().x % in.size());
+    out.store(std::uint64_t(b) * kl::block_dim().x + kl::thread_idx().x, s);
+}
+
 }  // namespace
+
+TEST(Sampled, UnevenBlocksWithinTheReportedError) {
+    const unsigned blocks = 2000, threads = 64;
+    model::counts exact, sampled;
+    std::array<double, model::counter_count> err{};
+    for (auto mode : {sim::sim_mode::exact, sim::sim_mode::sampled}) {
+        sim::engine_options opt;
+        opt.mode = mode;
+        sim::executor ex(model::resolve_device("h100"), opt);
+        auto in = ex.alloc<float>(1 << 16);
+        auto out = ex.alloc<float>(std::size_t(blocks) * threads);
+        ex.launch("uneven_loads", uneven_loads, {blocks}, {threads}, 0, kl::gspan<const float>(in), out);
+        (mode == sim::sim_mode::exact ? exact : sampled) = ex.record().totals();
+        if (mode == sim::sim_mode::sampled) {
+            err = ex.record().relative_error_95();
+            EXPECT_EQ(ex.record().launches[0].blocks_recorded, 50u);
+        }
+    }
+    for (auto c : {counter::global_load_requests, counter::global_sectors, counter::warp_instructions,
+                   counter::time_steps}) {
+        const double x = double(exact[c]), y = double(sampled[c]), e = err[std::size_t(c)];
+        EXPECT_GT(e, 0.0) << model::info(c).name;
+        EXPECT_LT(e, 0.25) << model::info(c).name;  // 48 samples of work varying 1..11: about ±15%
+        EXPECT_LE(std::abs(y - x) / x, e) << model::info(c).name << ": exact " << x << ", sampled " << y;
+    }
+    EXPECT_EQ(exact[counter::threads], sampled[counter::threads]);
+    EXPECT_EQ(exact[counter::thread_blocks], sampled[counter::thread_blocks]);
+}
 
 TEST(Parallel, SameCountsAsSerialForAnyThreadCount) {
     const std::vector<cfg> configs = {
