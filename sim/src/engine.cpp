@@ -1027,7 +1027,7 @@ executor::~executor() {
 std::string to_string(sim_mode m) { return m == sim_mode::exact ? "exact" : "sampled"; }
 
 bool launch_record::sampled() const {
-    return blocks_recorded < std::uint64_t(grid.x) * grid.y * grid.z;
+    return blocks_recorded > 0 && blocks_recorded < std::uint64_t(grid.x) * grid.y * grid.z;
 }
 
 std::uint64_t run_record::blocks_skipped() const {
