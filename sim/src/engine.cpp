@@ -1,15 +1,23 @@
 // The AGPU execution engine.
 //
-// What it does for one launch: every thread block runs on its own, in block
-// order; inside a block every thread runs on a fiber (Boost.Context) that
+// What it does for one launch: every thread block runs on its own, block 0
+// first, the rest claimed in block order by one block_runner per host thread
+// (one thread only if block 0 made a global atomic); inside a block every
+// thread runs on a fiber (Boost.Context) that
 // yields at a barrier, a warp collective, or after a chunk of recorded
 // accesses. A warp's lanes run one after another; each lane's records carry a
 // key (source site, how many times this lane has reached that site), and the
 // records of one key across the lanes of a warp form one warp-instruction:
 // lanes executing the same access in program order, the lanes that took
 // another path forming instructions of their own. Each instruction is costed
-// on the machine (see cost_instruction), and each block's steps are placed on
-// the k MPs greedily in block order; the launch's time is the busiest MP's.
+// on the machine (see coster), and each block's steps are placed on the k
+// MPs greedily in block order; the launch's time is the busiest MP's.
+//
+// Sampled mode (plan_sample): only the first, the last and one random block
+// per stratum are recorded; the others run with recording off (hooks only
+// check spans) or, in a launch declared data-independent, not at all; the
+// recorded blocks' counters are extrapolated per stratum with a variance
+// estimate, and unrecorded blocks take their stratum's steps on the MPs.
 //
 // Assumptions: a barrier must be reached by every thread of the block, at the
 // same site (CUDA leaves the rest undefined); a collective must be reached by
