@@ -28,6 +28,16 @@ const algorithm& find_algorithm(const std::string& key) { return registry::get(k
 simulation simulate(const algorithm& algo, const model::device& dev, std::uint64_t n, const model::param_values& params,
                     std::uint64_t seed, const engine_options& opt) {
     simulation s{algo.spec.key, dev, n, params, seed, {}, {}, opt.mode};
+    if (algo.device_bytes) {
+        const std::uint64_t need = algo.device_bytes(n, params), limit = device_memory_limit(opt);
+        if (need > limit)
+            throw host_memory_error("host memory", algo.spec.key + " n=" + std::to_string(n) + " needs about " + gib(need) +
+                                                       " of simulated device memory, and the simulator about twice "
+                                                       "that on the host (the inputs and CPU reference beside it), " +
+                                                       gib(2 * need) + ": more than this host's " + gib(2 * limit) +
+                                                       " available; use a smaller n, or agpu predict (closed forms "
+                                                       "need no memory)");
+    }
     executor ex(dev, opt);
     s.check = algo.run(ex, n, params, seed);
     s.record = ex.record();

@@ -685,9 +685,6 @@ private:
 
 }  // namespace
 
-namespace {
-
-// The host memory the kernel would give now (MemAvailable).
 std::uint64_t host_available_bytes() {
     std::ifstream in("/proc/meminfo");
     std::string key;
@@ -705,7 +702,9 @@ std::string gib(std::uint64_t bytes) {
     return buf;
 }
 
-}  // namespace
+std::uint64_t device_memory_limit(const engine_options& opt) {
+    return opt.device_memory_limit ? opt.device_memory_limit : host_available_bytes() / 2;
+}
 
 void* executor::allocate_bytes(std::size_t bytes) {
     const std::size_t rounded = std::max<std::size_t>(4096, (bytes + 4095) / 4096 * 4096);
@@ -1025,7 +1024,7 @@ struct executor::engine {
 executor::executor(model::device dev, engine_options opt)
     : m_dev(std::move(dev)), m_opt(std::move(opt)), m_engine(std::make_unique<engine>()) {
     m_dev.agpu.validate("device " + m_dev.id);
-    m_memory_limit = m_opt.device_memory_limit ? m_opt.device_memory_limit : host_available_bytes() / 2;
+    m_memory_limit = device_memory_limit(m_opt);
 }
 
 executor::~executor() {

@@ -192,3 +192,20 @@ TEST(HostMemory, ClearErrorBeforeAnythingRuns) {
         EXPECT_NE(w.find("about twice that on the host"), std::string::npos) << w;
     }
 }
+
+TEST(HostMemory, SimulateRefusesARunTheHostCannotHoldBeforeItStarts) {
+    const auto& a = sim::find_algorithm("sort/multiway");
+    sim::engine_options opt;
+    opt.device_memory_limit = std::uint64_t(1) << 30;  // 1 GiB of device memory: a 2 GiB host
+    try {
+        (void)sim::simulate(a, model::resolve_device("h100"), std::uint64_t(1) << 28, model::parse_params(a.spec, {}),
+                            1, opt);
+        FAIL() << "no error";
+    } catch (const sim::host_memory_error& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "host memory: sort/multiway n=268435456 needs about 3.00 GiB of simulated device memory, and the "
+                  "simulator about twice that on the host (the inputs and CPU reference beside it), 6.00 GiB: more "
+                  "than this host's 2.00 GiB available; use a smaller n, or agpu predict (closed forms need no "
+                  "memory)");
+    }
+}

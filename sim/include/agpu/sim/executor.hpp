@@ -92,6 +92,12 @@ struct engine_options {
     std::function<void(std::uint64_t threads)> progress;
 };
 
+// The host memory available now (MemAvailable), in bytes.
+std::uint64_t host_available_bytes();
+// engine_options::device_memory_limit, or half the host's available memory.
+std::uint64_t device_memory_limit(const engine_options& opt);
+std::string gib(std::uint64_t bytes);  // "1.50 GiB"
+
 // Too little host memory for the simulated device memory a run needs.
 class host_memory_error : public input_error {
 public:
