@@ -1,5 +1,5 @@
 // agpu predict --algo KEY --n N[,N...] [--device ID|FILE] [--set NAME=VALUE ...] [--fit FILE]
-//              [--sweep PARAM=v1,v2,...] [--max-sim-seconds S] [--format table|json]
+//              [--sweep PARAM=v1,v2,...] [--mode exact|sampled|auto] [--threads T] [--quiet] [--max-sim-seconds S] [--format table|json]
 // Counts (closed form where it gives every counter the time model reads, the
 // simulator otherwise) and predicted seconds on any device, real or
 // hypothetical, optionally over one swept device parameter.
@@ -10,11 +10,13 @@
 #include <nlohmann/json.hpp>
 
 #include "../command.hpp"
+#include "../progress.hpp"
 #include "../table.hpp"
 #include "agpu/build_info.hpp"
 #include "agpu/errors.hpp"
 #include "agpu/model/analysis.hpp"
 #include "agpu/model/catalog.hpp"
+#include "agpu/model/closed_form.hpp"
 #include "agpu/model/sweep.hpp"
 #include "agpu/model/time_model.hpp"
 #include "agpu/sim/algorithms.hpp"
@@ -25,10 +27,18 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr const char* predict_schema = "agpu.predict/1";
+constexpr const char* predict_schema = "agpu.predict/2";
 const char* predict_usage =
     "agpu predict --algo KEY --n N[,N...] [--device ID|FILE] [--set NAME=VALUE ...] [--fit FILE]\n"
-    "                    [--sweep PARAM=v1,v2,...] [--max-sim-seconds S] [--seed S] [--format table|json]";
+    "                    [--sweep PARAM=v1,v2,...] [--mode exact|sampled|auto] [--threads T] [--quiet]\n"
+    "                    [--max-sim-seconds S] [--seed S] [--format table|json]";
+
+// The counts column: closed form, simulator, or simulator (sampled, ±x% time).
+std::string source_text(const sim::model_counts& c) {
+    if (c.source != sim::count_source::simulator || c.mode == sim::sim_mode::exact) return sim::to_string(c.source);
+    return "simulator (sampled, time ±" +
+           fmt_num(100 * c.relative_error_95[std::size_t(model::counter::time_steps)], 2) + "%)";
+}
 
 std::vector<std::uint64_t> parse_sizes(const std::string& text) {
     std::vector<std::uint64_t> out;
@@ -63,7 +73,12 @@ int run_predict(const invocation& inv) {
         "sweep", po::value<std::string>(), "PARAM=v1,v2,...: one device parameter over values (b, M, p, clock, bandwidth)")(
         "max-sim-seconds", po::value<double>()->default_value(60),
         "refuse a simulation estimated to take longer (0: no limit)")(
-        "seed", po::value<std::uint64_t>()->default_value(1), "seed of the random inputs (simulator)");
+        "seed", po::value<std::uint64_t>()->default_value(1), "seed of the random inputs (simulator)")(
+        "mode", po::value<std::string>()->default_value("auto"),
+        "where the simulator counts: exact, sampled (a sample of thread blocks recorded, the rest extrapolated), or "
+        "auto (exact when estimated at most 2 s)")(
+        "threads", po::value<unsigned>()->default_value(0), "host threads running a launch's blocks (0: one per core)")(
+        "quiet", po::bool_switch(), "no progress bar on stderr");
     add_format_option(opts);
     po::variables_map vm;
     if (!parse_options(inv, predict_usage, opts, {}, vm)) return exit_ok;
@@ -77,6 +92,8 @@ int run_predict(const invocation& inv) {
     const model::time_fit fit = vm.count("fit") ? model::load_fit_file(vm["fit"].as<std::string>()) : model::default_fit();
     const double max_sim = vm["max-sim-seconds"].as<double>();
     if (!(max_sim >= 0)) throw input_error("option --max-sim-seconds", "must be a non-negative number of seconds");
+    const auto mode = sim::parse_mode(vm["mode"].as<std::string>());
+    const bool show_progress = !vm["quiet"].as<bool>() && progress_bar::stderr_is_terminal();
 
     std::optional<model::sweep_spec> sweep;
     if (vm.count("sweep")) sweep = model::parse_sweep(vm["sweep"].as<std::string>());
@@ -93,8 +110,21 @@ int run_predict(const invocation& inv) {
             r.n = n;
             r.dev = dev;
             r.sweep_value = value;
+            std::uint64_t total_threads = 0;
+            if (const auto* cf = model::find_closed_form(algo.spec.key)) {
+                const auto p = cf->costs(dev.agpu, n, params);
+                if (p.count(model::counter::threads)) total_threads = p.at(model::counter::threads);
+            }
+            progress_bar bar(inv.err, show_progress, total_threads,
+                             "simulating " + algo.spec.key + " n=" + std::to_string(n));
+            sim::count_options co;
+            co.max_simulation_s = max_sim;
+            co.mode = mode;
+            co.threads = vm["threads"].as<unsigned>();
+            co.progress = [&bar](std::uint64_t t) { bar.add(t); };
             try {
-                r.counts = sim::count_run(algo, dev, n, params, vm["seed"].as<std::uint64_t>(), {false, max_sim});
+                r.counts = sim::count_run(algo, dev, n, params, vm["seed"].as<std::uint64_t>(), co);
+                bar.finish();
             } catch (const sim::simulation_too_long& e) {
                 throw input_error(e.where(), e.rule() + "; --max-sim-seconds 0 runs it anyway");
             }
@@ -129,7 +159,9 @@ int run_predict(const invocation& inv) {
             json jr = {{"n", r.n},
                        {"device", r.dev.id},
                        {"counts", sim::to_string(r.counts.source)},
+                       {"mode", sim::to_string(r.counts.mode)},
                        {"totals", sim::counts_to_json(r.counts.totals)},
+                       {"relative_error_95", sim::errors_to_json(r.counts.relative_error_95)},
                        {"seconds", r.seconds},
                        {"terms_s", terms},
                        {"bound", std::string(model::info(r.bound).name)}};
@@ -170,7 +202,7 @@ int run_predict(const invocation& inv) {
     for (const auto& r : rows) {
         std::vector<std::string> cells{std::to_string(r.n)};
         if (sweep) cells.push_back(fmt_num(*r.sweep_value));
-        cells.push_back(sim::to_string(r.counts.source));
+        cells.push_back(source_text(r.counts));
         for (auto c : {model::counter::launches, model::counter::time_steps, model::counter::io_blocks,
                        model::counter::global_sectors, model::counter::bank_conflicts})
             cells.push_back(fmt_num(double(r.counts.totals[c])));

@@ -1,26 +1,52 @@
-// agpu simulate --algo KEY [--n N] [--device ID|FILE] [--set NAME=VALUE ...] [--seed S] [--format table|json]
+// agpu simulate --algo KEY [--n N] [--device ID|FILE] [--set NAME=VALUE ...] [--seed S] [--mode exact|sampled|auto] [--threads T] [--quiet] [--format table|json|csv]
 // agpu algos [--format table|json]
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
 #include "../command.hpp"
+#include "../progress.hpp"
 #include "../table.hpp"
 #include "agpu/model/catalog.hpp"
 #include "agpu/model/closed_form.hpp"
 #include "agpu/reports/tidy.hpp"
 #include "agpu/sim/algorithms.hpp"
+#include "agpu/sim/model_counts.hpp"
 
 namespace agpu::cli {
 namespace {
 
 const char* simulate_usage =
-    "agpu simulate --algo KEY [--n N] [--device ID|FILE] [--set NAME=VALUE ...] [--seed S] [--format table|json|csv]";
+    "agpu simulate --algo KEY [--n N] [--device ID|FILE] [--set NAME=VALUE ...] [--seed S]\n"
+    "                     [--mode exact|sampled|auto] [--threads T] [--quiet] [--format table|json|csv]";
 
 void print_simulation(const sim::simulation& s, std::ostream& os) {
     os << s.algo << " on " << s.device.id << " " << s.device.agpu << ", n = " << s.n;
     for (const auto& [k, v] : s.params.all()) os << ", " << k << " = " << v;
-    os << "\ncheck: " << (s.check.passed ? "passed" : "FAILED") << " (" << s.check.detail << ")\n\n";
+    os << "\ncheck: " << (s.check.passed ? "passed" : "FAILED") << " (" << s.check.detail << ")\n";
+    os << "mode: " << sim::to_string(s.mode);
+    if (s.record.sampled()) {
+        std::uint64_t blocks = 0, recorded = 0;
+        for (const auto& l : s.record.launches) {
+            blocks += l.c[model::counter::thread_blocks];
+            recorded += l.blocks_recorded;
+        }
+        const std::uint64_t skipped = s.record.blocks_skipped();
+        os << " (" << recorded << " of " << blocks << " thread blocks recorded, " << blocks - recorded - skipped
+           << " run unrecorded, " << skipped << " skipped; ";
+        os << "95% error of the totals: ";
+        const auto e = s.record.relative_error_95();
+        bool first = true;
+        for (auto c : {model::counter::time_steps, model::counter::global_sectors, model::counter::shared_wavefronts,
+                       model::counter::warp_instructions}) {
+            os << (first ? "" : ", ") << model::info(c).name << " " << fmt_num(100 * e[std::size_t(c)], 2) << "%";
+            first = false;
+        }
+        os << ")";
+    } else if (s.mode == sim::sim_mode::sampled) {
+        os << " (every launch small enough to record in full: exact)";
+    }
+    os << "\n\n";
     // Per launch: the counters a reader looks at first; every counter is in the JSON.
     const model::counter cols[] = {model::counter::time_steps,       model::counter::io_blocks,
                                    model::counter::global_requests,  model::counter::global_sectors,
@@ -58,6 +84,11 @@ int run_simulate(const invocation& inv) {
         "device", po::value<std::string>()->default_value("h100"), "device preset id or device file")(
         "set", po::value<std::vector<std::string>>()->composing(), "algorithm parameter NAME=VALUE (repeatable)")(
         "seed", po::value<std::uint64_t>()->default_value(1), "seed of the random inputs")(
+        "mode", po::value<std::string>()->default_value("auto"),
+        "exact (every thread block recorded), sampled (a sample recorded, the rest extrapolated), or auto (exact when "
+        "estimated at most 2 s)")(
+        "threads", po::value<unsigned>()->default_value(0), "host threads running a launch's blocks (0: one per core)")(
+        "quiet", po::bool_switch(), "no progress bar on stderr")(
         "format", po::value<std::string>()->default_value("table"),
         "output format: table, json, or csv (tidy: one row per launch and counter)");
     po::variables_map vm;
@@ -71,7 +102,19 @@ int run_simulate(const invocation& inv) {
     model::check_n(algo.spec, n);
     const auto params = model::parse_params(
         algo.spec, vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{});
-    const auto s = sim::simulate(algo, dev, n, params, vm["seed"].as<std::uint64_t>());
+    sim::engine_options eo;
+    eo.mode = sim::resolve_mode(sim::parse_mode(vm["mode"].as<std::string>()), algo, dev, n, params);
+    eo.threads = vm["threads"].as<unsigned>();
+    std::uint64_t total_threads = 0;
+    if (const auto* cf = model::find_closed_form(algo.spec.key)) {
+        const auto p = cf->costs(dev.agpu, n, params);
+        if (p.count(model::counter::threads)) total_threads = p.at(model::counter::threads);
+    }
+    progress_bar bar(inv.err, !vm["quiet"].as<bool>() && progress_bar::stderr_is_terminal(), total_threads,
+                     "simulating " + algo.spec.key);
+    eo.progress = [&bar](std::uint64_t t) { bar.add(t); };
+    const auto s = sim::simulate(algo, dev, n, params, vm["seed"].as<std::uint64_t>(), eo);
+    bar.finish();
     if (format == "json") {
         inv.out << sim::to_json(s).dump(2) << '\n';
     } else if (format == "csv") {
@@ -82,7 +125,7 @@ int run_simulate(const invocation& inv) {
             rows.push_back({std::to_string(i), s.record.launches[i].kernel, s.record.launches[i].c});
         rows.push_back({"total", "", s.record.totals()});
         reports::write_counts_csv_header(inv.out);
-        reports::write_counts_csv(inv.out, {"simulator", s.device.id, s.algo, param_text, s.n}, rows);
+        reports::write_counts_csv(inv.out, {s.record.sampled() ? "simulator (sampled)" : "simulator", s.device.id, s.algo, param_text, s.n}, rows);
     } else {
         print_simulation(s, inv.out);
     }

@@ -24,6 +24,7 @@
 #include "apsp/minplus_strips.cuh"
 #include "apsp/naive.cuh"
 #include "apsp/tile_fw.cuh"
+#include "common/sampling.hpp"
 
 namespace agpu::kernels::apsp {
 
@@ -398,6 +399,7 @@ check_result run_naive(Exec& ex, std::uint64_t n, const param_values& p, std::ui
     const std::uint32_t nn = g.n;
     auto d = upload_matrix<std::int32_t>(ex, g, nn, inf32);
     const unsigned bx = naive_policy::bx, by = naive_policy::by;
+    const data_independent_launches<Exec> declared(ex);  // addresses from i, j, k only; min, no branch on distances
     for (std::uint32_t k = 0; k < nn; ++k)
         ex.launch("naive_step", naive_step, {(nn + bx - 1) / bx, (nn + by - 1) / by}, {bx, by}, 0, d, nn, k);
     return check_distances(g, fetch_widened(ex, d, std::size_t(nn) * nn), nn, inf32);

@@ -151,12 +151,12 @@ struct key_less {
 template <class K, class Sort>
 check_result sort_keys(cuda_executor& ex, std::uint64_t n, const param_values& p, std::uint64_t seed, Sort sort_on_gpu) {
     const auto ref = sort::cached_case<K>(n, seed, p.text("input"));
-    const auto& h = ref->keys;
+    const auto& h = ref->keys();
     auto keys = ex.alloc<K>(n);
     auto out = ex.alloc<K>(n);
     ex.upload(keys, std::span<const K>(h));
     sort_on_gpu(keys, out);
-    const auto m = first_mismatch(sort::as_bits(fetch(ex, out, n)), ref->sorted_bits, "keys (bits)");
+    const auto m = first_mismatch(sort::as_bits(fetch(ex, out, n)), ref->sorted_bits(), "keys (bits)");
     return {m.empty(), m.empty() ? std::to_string(n) + " keys equal the CPU reference" : m};
 }
 

@@ -5,9 +5,17 @@
 namespace agpu::kernels::sort {
 namespace {
 
-AGPU_REGISTER_SIM_ALGORITHM(multiway_spec(), run_multiway<sim::executor>);
-AGPU_REGISTER_SIM_ALGORITHM(pairwise_spec(), run_pairwise<sim::executor>);
-AGPU_REGISTER_SIM_ALGORITHM(bitonic_spec(), run_bitonic<sim::executor>);
+std::uint64_t key_bytes(const param_values& p) { return p.text("type") == "u64" ? 8 : 4; }
+// Device memory: the input and two buffers of n keys (and, with values=1, n u32 values each).
+std::uint64_t merge_bytes(std::uint64_t n, const param_values& p) {
+    return 3 * n * (key_bytes(p) + (p.text("values") == "1" ? 4 : 0));
+}
+// The input and the n keys sorted in place.
+std::uint64_t bitonic_bytes(std::uint64_t n, const param_values& p) { return 2 * n * key_bytes(p); }
+
+AGPU_REGISTER_SIM_ALGORITHM(multiway_spec(), run_multiway<sim::executor>, merge_bytes);
+AGPU_REGISTER_SIM_ALGORITHM(pairwise_spec(), run_pairwise<sim::executor>, merge_bytes);
+AGPU_REGISTER_SIM_ALGORITHM(bitonic_spec(), run_bitonic<sim::executor>, bitonic_bytes);
 
 }  // namespace
 }  // namespace agpu::kernels::sort

@@ -92,16 +92,43 @@ std::vector<std::uint32_t> reference_order(const std::vector<K>& keys) {
     return idx;
 }
 
-// One sort case: the input and its reference order. Every repetition of a
-// measured run (and the baselines, which sort the same keys) asks for the
-// same case, so the last one of each key type is kept.
+// One sort case: the input and, made on first use, its reference order and
+// sorted keys (after the run, so a run stopped early never pays for them).
+// Every repetition of a measured run (and the baselines, which sort the same
+// keys) asks for the same case, so the last one of each key type is kept.
 template <class K>
-struct sort_case {
-    std::uint64_t n, seed;
-    std::string kind;
-    std::vector<K> keys;
-    std::vector<std::uint32_t> order;
-    std::vector<key_bits<K>> sorted_bits;  // the keys in `order`, as bit patterns
+class sort_case {
+public:
+    sort_case(std::uint64_t n, std::uint64_t seed, std::string kind)
+        : n_(n), seed_(seed), kind_(std::move(kind)), keys_(sort_input<K>(n, seed, kind_)) {}
+
+    bool is(std::uint64_t n, std::uint64_t seed, const std::string& kind) const {
+        return n_ == n && seed_ == seed && kind_ == kind;
+    }
+    const std::vector<K>& keys() const { return keys_; }
+    const std::vector<std::uint32_t>& order() const { return reference().order; }
+    const std::vector<key_bits<K>>& sorted_bits() const { return reference().sorted_bits; }
+
+private:
+    struct ref {
+        std::vector<std::uint32_t> order;
+        std::vector<key_bits<K>> sorted_bits;  // the keys in `order`, as bit patterns
+    };
+    const ref& reference() const {
+        std::call_once(once_, [&] {
+            ref_.order = reference_order(keys_);
+            ref_.sorted_bits.resize(keys_.size());
+            for (std::size_t i = 0; i < keys_.size(); ++i)
+                ref_.sorted_bits[i] = std::bit_cast<key_bits<K>>(keys_[ref_.order[i]]);
+        });
+        return ref_;
+    }
+
+    std::uint64_t n_, seed_;
+    std::string kind_;
+    std::vector<K> keys_;
+    mutable std::once_flag once_;
+    mutable ref ref_;
 };
 
 template <class K>
@@ -109,13 +136,9 @@ std::shared_ptr<const sort_case<K>> cached_case(std::uint64_t n, std::uint64_t s
     static std::mutex m;
     static std::shared_ptr<const sort_case<K>> last;
     std::lock_guard lock(m);
-    if (!last || last->n != n || last->seed != seed || last->kind != kind) {
+    if (!last || !last->is(n, seed, kind)) {
         last.reset();  // free the old case before building the new one
-        auto c = std::make_shared<sort_case<K>>(sort_case<K>{n, seed, kind, sort_input<K>(n, seed, kind), {}});
-        c->order = reference_order(c->keys);
-        c->sorted_bits.resize(n);
-        for (std::uint64_t i = 0; i < n; ++i) c->sorted_bits[i] = std::bit_cast<key_bits<K>>(c->keys[c->order[i]]);
-        last = std::move(c);
+        last = std::make_shared<const sort_case<K>>(n, seed, kind);
     }
     return last;
 }

@@ -21,6 +21,7 @@
 
 #include "agpu/model/algorithm.hpp"
 #include "common/host_util.hpp"
+#include "common/sampling.hpp"
 #include "stats/fused.cuh"
 #include "stats/moments.cuh"
 #include "stats/pairwise.cuh"
@@ -77,6 +78,7 @@ inline unsigned fused_grid(const model::machine& m, std::uint64_t n, unsigned pe
 template <class T, class Exec>
 results fused_stats(Exec& ex, kl::gspan<const T> x) {
     constexpr unsigned V = vec16<T>::size, B = fused_policy::block_threads, B2 = fused_policy::merge_threads;
+    const data_independent_launches<Exec> declared(ex);  // addresses and branches from indices only
     const std::uint64_t n = x.size();
     const unsigned grid = fused_grid(ex.machine(), n, V), b = ex.machine().b;
     const kl::gspan<const vec16<T>> xv(reinterpret_cast<const vec16<T>*>(x.data()), n / V);
@@ -101,6 +103,7 @@ results serial_stats_run(Exec& ex, kl::gspan<const T> x) {
 template <class T, class Exec>
 results pairwise_stats(Exec& ex, kl::gspan<const T> x) {
     constexpr unsigned B = pairwise_policy::block_threads;
+    const data_independent_launches<Exec> declared(ex);  // addresses and branches from indices only
     const std::uint64_t n = x.size(), P = std::max<std::uint64_t>(2, std::bit_ceil(n));
     const int rounds = std::countr_zero(P);
     auto a = ex.template alloc<T>(P);

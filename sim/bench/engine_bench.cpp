@@ -1,6 +1,9 @@
-// Simulator speed: simulated lane memory accesses per second, one core,
-// streaming kernels (each access coalesced, no barriers). The figure and what
-// limits it are recorded in sim/README.md.
+// Simulator speed: simulated lane memory accesses per second on streaming
+// kernels (each access coalesced, no barriers): exact on one host thread (the
+// per-core figure) and on two, and sampled (the lane accesses a sampled run
+// accounts for, extrapolated, per second of its time), with the unrecorded
+// blocks run or, declared data-independent, skipped. The figures and what
+// limits them are recorded in sim/README.md.
 #include <benchmark/benchmark.h>
 
 #include "agpu/kl/kl.hpp"
@@ -26,10 +29,15 @@ AGPU_KERNEL void copy_grid_stride(kl::gspan<const float> in, kl::gspan<float> ou
         out.store(i, in.load(i));
 }
 
+// Args: n, host threads, mode (0 exact, 1 sampled, 2 sampled with the launch declared data-independent).
 template <bool GridStride>
 void bm_stream(benchmark::State& state) {
     const std::size_t n = static_cast<std::size_t>(state.range(0));
-    sim::executor ex(agpu::model::resolve_device("h100"));
+    sim::engine_options opt;
+    opt.threads = static_cast<unsigned>(state.range(1));
+    opt.mode = state.range(2) ? sim::sim_mode::sampled : sim::sim_mode::exact;
+    sim::executor ex(agpu::model::resolve_device("h100"), opt);
+    ex.set_data_independent(state.range(2) == 2);
     auto in = ex.alloc<float>(n);
     auto out = ex.alloc<float>(n);
     std::vector<float> h(n, 1.5f);
@@ -48,6 +56,14 @@ void bm_stream(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(bm_stream<false>)->Name("stream/one_element_per_thread")->Arg(1 << 22)->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_stream<true>)->Name("stream/grid_stride")->Arg(1 << 22)->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_stream<false>)
+    ->Name("stream/one_element_per_thread")
+    ->ArgNames({"n", "threads", "mode"})
+    ->Args({1 << 22, 1, 0})->Args({1 << 22, 2, 0})->Args({1 << 22, 1, 1})->Args({1 << 22, 1, 2})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_stream<true>)
+    ->Name("stream/grid_stride")
+    ->ArgNames({"n", "threads", "mode"})
+    ->Args({1 << 22, 1, 0})->Args({1 << 22, 2, 0})->Args({1 << 22, 1, 1})->Args({1 << 22, 1, 2})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

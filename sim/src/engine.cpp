@@ -1,15 +1,23 @@
 // The AGPU execution engine.
 //
-// What it does for one launch: every thread block runs on its own, in block
-// order; inside a block every thread runs on a fiber (Boost.Context) that
+// What it does for one launch: every thread block runs on its own, block 0
+// first, the rest claimed in block order by one block_runner per host thread
+// (one thread only if block 0 made a global atomic); inside a block every
+// thread runs on a fiber (Boost.Context) that
 // yields at a barrier, a warp collective, or after a chunk of recorded
 // accesses. A warp's lanes run one after another; each lane's records carry a
 // key (source site, how many times this lane has reached that site), and the
 // records of one key across the lanes of a warp form one warp-instruction:
 // lanes executing the same access in program order, the lanes that took
 // another path forming instructions of their own. Each instruction is costed
-// on the machine (see cost_instruction), and each block's steps are placed on
-// the k MPs greedily in block order; the launch's time is the busiest MP's.
+// on the machine (see coster), and each block's steps are placed on the k
+// MPs greedily in block order; the launch's time is the busiest MP's.
+//
+// Sampled mode (plan_sample): only the first, the last and one random block
+// per stratum are recorded; the others run with recording off (hooks only
+// check spans) or, in a launch declared data-independent, not at all; the
+// recorded blocks' counters are extrapolated per stratum with a variance
+// estimate, and unrecorded blocks take their stratum's steps on the MPs.
 //
 // Assumptions: a barrier must be reached by every thread of the block, at the
 // same site (CUDA leaves the rest undefined); a collective must be reached by
@@ -23,6 +31,12 @@
 #include <queue>
 #include <sstream>
 #include <unordered_map>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <mutex>
+#include <thread>
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -209,6 +223,10 @@ struct block_context {
     };
     std::vector<static_array> statics;
     std::size_t chunk_records = 256;
+    // False while a block runs unrecorded (sampled mode): accesses are checked
+    // against their spans but neither recorded nor costed.
+    bool recording = true;
+    bool global_atomic = false;  // some thread of the block made a global atomic
 
     [[noreturn]] void fail(const sim_thread& t, const std::string& what) const {
         const auto& i = t.info;
@@ -257,9 +275,21 @@ void access(space s, kind k, const void* p, std::size_t bytes, std::size_t index
                              std::to_string(index) + " outside its span of " + std::to_string(size) +
                              " elements (" + where(l) + ")");
     }
+    if (!g_block->recording) {
+        if (s == space::global) {
+            g_block->global_atomic |= k == kind::atomic;
+        } else {
+            const auto* base = g_block->shared.data();
+            const auto* q = static_cast<const std::byte*>(p);
+            AGPU_CHECK(q >= base && q + bytes <= base + g_block->shared.size(),
+                       "shared access outside the block's shared memory");
+        }
+        return;
+    }
     const std::uint64_t site = site_key(l);
     record r{site, t.sites.next(site), what::global_load, static_cast<std::uint32_t>(bytes), 0};
     if (s == space::global) {
+        g_block->global_atomic |= k == kind::atomic;
         r.addr = reinterpret_cast<std::uintptr_t>(p);
         r.w = k == kind::load ? what::global_load : k == kind::store ? what::global_store : what::global_atomic;
     } else {
@@ -274,6 +304,7 @@ void access(space s, kind k, const void* p, std::size_t bytes, std::size_t index
 
 void skip(space s, kind k, const std::source_location& l) {
     auto& t = current_thread();
+    if (!g_block->recording) return;
     const std::uint64_t site = site_key(l);
     record r{site, t.sites.next(site), what::global_load, 0, 0};
     if (s == space::global)
@@ -286,7 +317,7 @@ void skip(space s, kind k, const std::source_location& l) {
 void barrier(const std::source_location& l) {
     auto& t = current_thread();
     const std::uint64_t site = site_key(l);
-    t.log.push_back({site, t.sites.next(site), what::barrier, 0, 0});
+    if (g_block->recording) t.log.push_back({site, t.sites.next(site), what::barrier, 0, 0});
     t.wait_site = site;
     t.wait_loc = l;
     yield_to_scheduler(t, thread_state::at_barrier);
@@ -296,7 +327,7 @@ std::uint64_t collective(coll_op op, std::uint64_t value, int arg, lane_mask mas
                          const std::source_location& l) {
     auto& t = current_thread();
     const std::uint64_t site = site_key(l);
-    t.log.push_back({site, t.sites.next(site), what::collective, 0, 0});
+    if (g_block->recording) t.log.push_back({site, t.sites.next(site), what::collective, 0, 0});
     t.wait_site = site;
     t.wait_loc = l;
     t.coll_op = op;
@@ -312,7 +343,7 @@ std::uint64_t collective(coll_op op, std::uint64_t value, int arg, lane_mask mas
 }
 
 void compute(unsigned n, const std::source_location& l) {
-    if (n == 0) return;
+    if (n == 0 || !g_block->recording) return;
     auto& t = current_thread();
     const std::uint64_t site = site_key(l);
     push_record(t, {site, t.sites.next(site), what::compute, n, 0});
@@ -654,27 +685,42 @@ private:
 
 }  // namespace
 
-struct executor::engine {
-    explicit engine(const engine_options& opt) : stacks(opt.stack_bytes) {}
-    stack_pool stacks;
-    std::vector<sim_thread> threads;
-};
-
-executor::executor(model::device dev, engine_options opt)
-    : m_dev(std::move(dev)), m_opt(opt), m_engine(std::make_unique<engine>(opt)) {
-    m_dev.agpu.validate("device " + m_dev.id);
+std::uint64_t host_available_bytes() {
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    std::uint64_t kib = 0;
+    std::string unit;
+    while (in >> key >> kib >> unit)
+        if (key == "MemAvailable:") return kib * 1024;
+    const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : ~std::uint64_t{0};
 }
 
-executor::~executor() {
-    for (auto [p, n] : m_allocations) std::free(p);
+std::string gib(std::uint64_t bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f GiB", double(bytes) / double(1ull << 30));
+    return buf;
+}
+
+std::uint64_t device_memory_limit(const engine_options& opt) {
+    return opt.device_memory_limit ? opt.device_memory_limit : host_available_bytes() / 2;
 }
 
 void* executor::allocate_bytes(std::size_t bytes) {
     const std::size_t rounded = std::max<std::size_t>(4096, (bytes + 4095) / 4096 * 4096);
+    if (m_allocated + rounded > m_memory_limit)
+        throw host_memory_error(
+            "host memory",
+            "the run needs more than " + gib(m_allocated + rounded) + " of simulated device memory (an allocation of " +
+                gib(rounded) + " after " + gib(m_allocated) + "), and the simulator needs about twice that on the host "
+                "(the simulated memory plus the inputs and CPU reference): " + gib(2 * (m_allocated + rounded)) +
+                ", more than this host's " + gib(2 * m_memory_limit) +
+                " available; use a smaller n, or agpu predict, whose closed forms need no memory");
     void* p = std::aligned_alloc(4096, rounded);
     if (!p) throw std::bad_alloc();
     std::memset(p, 0xA5, rounded);
     m_allocations.emplace_back(p, rounded);
+    m_allocated += rounded;
     return p;
 }
 
@@ -741,77 +787,70 @@ std::string thread_name(const sim_thread& t) {
            std::to_string(i.thread_idx.z) + ")";
 }
 
-}  // namespace
 
-void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, std::size_t dynamic_shared_bytes,
-                          void (*body)(void*), void* arg) {
-    const model::machine& m = m_dev.agpu;
-    const std::string kname(name);
-    const std::uint64_t nthreads = std::uint64_t(block.x) * block.y * block.z;
-    const std::uint64_t nblocks = std::uint64_t(grid.x) * grid.y * grid.z;
-    if (nthreads == 0 || nblocks == 0)
-        throw kernel_error("kernel " + kname + ": empty launch (grid " + std::to_string(nblocks) + " blocks of " +
-                           std::to_string(nthreads) + " threads)");
-    if (nthreads > m_dev.hw.max_threads_per_block)
-        throw kernel_error("kernel " + kname + ": a block of " + std::to_string(nthreads) +
-                           " threads exceeds the device's " + std::to_string(m_dev.hw.max_threads_per_block) +
-                           " (device " + m_dev.id + ")");
-    if (grid.y > 65535 || grid.z > 65535 || block.z > 64)
-        throw kernel_error("kernel " + kname + ": grid or block dimensions beyond CUDA's limits");
-    if (dynamic_shared_bytes > m.shared_bytes())
-        throw kernel_error("kernel " + kname + ": dynamic shared memory of " +
-                           std::to_string((dynamic_shared_bytes + m.word_bytes() - 1) / m.word_bytes()) +
-                           " words exceeds M = " + std::to_string(m.M) + " words (device " + m_dev.id + ")");
+// Runs blocks of a launch on one host thread: its fibers' stacks, threads,
+// warps and their groupers, and the block's shared memory.
+struct block_runner {
+    block_runner(const model::machine& m, const engine_options& opt) : stacks(opt.stack_bytes), cst(m) {
+        bc.m = &m;
+        bc.chunk_records = opt.chunk_records;
+        bc.shared.assign(m.shared_bytes(), std::byte{0xA5});
+    }
+    block_runner(const block_runner&) = delete;
+    block_runner& operator=(const block_runner&) = delete;
 
-    launch_record rec;
-    rec.kernel = kname;
-    rec.grid = grid;
-    rec.block = block;
-    rec.dynamic_shared_bytes = dynamic_shared_bytes;
-    rec.c[counter::launches] = 1;
-    rec.c[counter::thread_blocks] = nblocks;
-    rec.c[counter::threads] = nblocks * nthreads;
-
+    stack_pool stacks;
+    coster cst;
     block_context bc;
-    bc.m = &m;
-    bc.kernel = kname;
-    bc.chunk_records = m_opt.chunk_records;
-    bc.shared.assign(m.shared_bytes(), std::byte{0xA5});
-    g_block = &bc;
-    struct reset_block {
-        ~reset_block() {
-            g_block = nullptr;
-            g_current = nullptr;
-        }
-    } reset;
-
-    auto& threads = m_engine->threads;
-    threads.clear();
-    threads.resize(nthreads);
-    const unsigned b = m.b;
-    const std::size_t nwarps = (nthreads + b - 1) / b;
-    coster cst(m);
-    std::vector<std::uint64_t> block_steps;
-    block_steps.reserve(nblocks);
-    std::uint64_t shared_words_max = 0;
-
-    // On a kernel error, unwind every suspended thread while the block context lives.
-    struct unwind_threads {
-        std::vector<sim_thread>& threads;
-        ~unwind_threads() {
-            for (auto& t : threads) t.fiber = {};
-        }
-    } unwind{threads};
-
-    // Per launch: the warps' lanes and their groupers, reused by every block.
-    std::vector<std::vector<sim_thread*>> warps(nwarps);
-    for (std::uint64_t r = 0; r < nthreads; ++r) warps[r / b].push_back(&threads[r]);
-    counts bcounts;
+    counts bcounts;  // the last block's counters
+    std::vector<sim_thread> threads;
+    std::vector<std::vector<sim_thread*>> warps;
     std::vector<warp_grouper> groupers;
-    groupers.reserve(nwarps);
-    for (std::size_t w = 0; w < nwarps; ++w) groupers.emplace_back(cst, bcounts);
+    kl::dim3 grid, block;
+    std::size_t dynamic_shared_bytes = 0;
+    void (*body)(void*) = nullptr;
+    void* arg = nullptr;
 
-    for (std::uint64_t bid = 0; bid < nblocks; ++bid) {
+    void prepare(std::string_view kernel, kl::dim3 g, kl::dim3 b, std::size_t dyn, void (*f)(void*), void* a) {
+        bc.kernel = kernel;
+        grid = g;
+        block = b;
+        dynamic_shared_bytes = dyn;
+        body = f;
+        arg = a;
+        const std::uint64_t nthreads = std::uint64_t(b.x) * b.y * b.z;
+        const unsigned wb = bc.m->b;
+        threads.clear();
+        threads.resize(nthreads);
+        warps.assign((nthreads + wb - 1) / wb, {});
+        for (std::uint64_t r = 0; r < nthreads; ++r) warps[r / wb].push_back(&threads[r]);
+        groupers.clear();
+        groupers.reserve(warps.size());
+        for (std::size_t w = 0; w < warps.size(); ++w) groupers.emplace_back(cst, bcounts);
+    }
+
+    // Runs block `bid` (recorded or not); returns its steps (0 unrecorded),
+    // its counters in bcounts.
+    std::uint64_t run(std::uint64_t bid, bool record) {
+        g_block = &bc;
+        bc.recording = record;
+        bc.global_atomic = false;
+        try {
+            const std::uint64_t steps = run_block(bid);
+            for (auto& t : threads) t.fiber = {};
+            return steps;
+        } catch (...) {
+            // Unwind every suspended thread while the block context lives.
+            for (auto& t : threads) t.fiber = {};
+            g_current = nullptr;
+            throw;
+        }
+    }
+
+private:
+    std::uint64_t run_block(std::uint64_t bid) {
+        const std::uint64_t nthreads = threads.size();
+        const unsigned b = bc.m->b;
         const kl::uint3 bidx{unsigned(bid % grid.x), unsigned(bid / grid.x % grid.y), unsigned(bid / grid.x / grid.y)};
         bc.statics.clear();
         bc.shared_used = dynamic_shared_bytes;
@@ -832,13 +871,15 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
             t.info.warp_size = b;
             t.info.dynamic_shared = bc.shared.data();
             t.info.dynamic_shared_bytes = dynamic_shared_bytes;
-            const ctx::stack_context sc = m_engine->stacks.get(r);
+            const ctx::stack_context sc = stacks.get(r);
+            auto* f = body;
+            auto* a = arg;
             t.fiber = ctx::fiber(std::allocator_arg, ctx::preallocated(sc.sp, sc.size, sc), pooled_stack{},
-                                 [&t, body, arg](ctx::fiber&& caller) {
+                                 [&t, f, a](ctx::fiber&& caller) {
                                      t.caller = std::move(caller);
                                      g_current = &t;
                                      try {
-                                         body(arg);
+                                         f(a);
                                      } catch (const ctx::detail::forced_unwind&) {
                                          throw;
                                      } catch (...) {
@@ -861,7 +902,7 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
         };
 
         while (true) {
-            for (std::size_t w = 0; w < nwarps; ++w) {
+            for (std::size_t w = 0; w < warps.size(); ++w) {
                 auto& lanes = warps[w];
                 while (true) {
                     bool ran = false;
@@ -870,7 +911,7 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
                             resume(*t);
                             ran = true;
                         }
-                    steps += groupers[w].process(lanes);
+                    if (bc.recording) steps += groupers[w].process(lanes);
                     const bool woke = resolve_collectives(lanes, bc);
                     if (!ran && !woke) break;
                 }
@@ -906,19 +947,18 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
                 if (t.state == thread_state::at_collective)
                     bc.fail(t, "waits at the warp collective at " + where(t.wait_loc) +
                                    " for lanes of its mask that never reach it (exited or at a barrier)");
-            throw internal_error("kernel " + kname + ": the block can make no progress");
+            throw internal_error("kernel " + std::string(bc.kernel) + ": the block can make no progress");
         }
-        for (auto& t : threads) t.fiber = {};
-        block_steps.push_back(steps);
-        rec.c.merge(bcounts);
-        shared_words_max = std::max<std::uint64_t>(shared_words_max, (bc.shared_used + m.word_bytes() - 1) / m.word_bytes());
+        return steps;
     }
+};
 
-    // Place blocks on the k MPs in order, each on the least-loaded MP (as the
-    // hardware's dispatcher gives the next block to the first free SM).
+// Places blocks of these steps on k MPs in order, each on the least-loaded
+// (as the hardware's dispatcher gives the next block to the first free SM);
+// returns the busiest MP's steps.
+std::uint64_t greedy_makespan(const std::vector<std::uint64_t>& block_steps, std::uint64_t k) {
     using mp = std::pair<std::uint64_t, std::uint64_t>;  // (steps, MP index)
     std::priority_queue<mp, std::vector<mp>, std::greater<>> mps;
-    const std::uint64_t k = std::min<std::uint64_t>(m.k(), nblocks);
     for (std::uint64_t i = 0; i < k; ++i) mps.push({0, i});
     for (auto s : block_steps) {
         auto [load, i] = mps.top();
@@ -930,8 +970,267 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
         makespan = std::max(makespan, mps.top().first);
         mps.pop();
     }
-    rec.c[counter::time_steps] = makespan;
-    rec.c[counter::shared_words_max] = shared_words_max;
+    return makespan;
+}
+
+std::uint64_t splitmix(std::uint64_t x) {
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+// Which blocks of a sampled launch are recorded: the first, the last, and one
+// drawn from each of `strata` equal strata of the blocks between.
+struct sample_plan {
+    std::vector<std::uint64_t> recorded;  // ascending block ids
+    std::uint64_t strata = 0;             // 0: every block recorded (exact)
+    std::uint64_t interior = 0;           // blocks between the first and the last
+    // The stratum of interior block `bid` (1 <= bid <= interior).
+    std::uint64_t stratum_of(std::uint64_t bid) const {
+        // Stratum h covers [1 + floor(h·N/S), 1 + floor((h+1)·N/S)).
+        std::uint64_t h = ((bid - 1) * strata + strata - 1) / interior;
+        while (h > 0 && 1 + h * interior / strata > bid) --h;
+        while (h + 1 < strata && 1 + (h + 1) * interior / strata <= bid) ++h;
+        return h;
+    }
+    std::uint64_t stratum_begin(std::uint64_t h) const { return 1 + h * interior / strata; }
+    bool is_recorded(std::uint64_t bid) const {
+        return strata == 0 || std::binary_search(recorded.begin(), recorded.end(), bid);
+    }
+};
+
+sample_plan plan_sample(std::uint64_t nblocks, const engine_options& opt, std::uint64_t launch_index) {
+    sample_plan p;
+    if (opt.mode != sim_mode::sampled || opt.sample_strata == 0 || nblocks <= 2 * opt.sample_strata + 2) return p;
+    p.strata = opt.sample_strata;
+    p.interior = nblocks - 2;
+    p.recorded.push_back(0);
+    for (std::uint64_t h = 0; h < p.strata; ++h) {
+        const std::uint64_t lo = p.stratum_begin(h), hi = p.stratum_begin(h + 1);
+        p.recorded.push_back(lo + splitmix(opt.sample_seed ^ splitmix(launch_index * 0x100000001ull + h)) % (hi - lo));
+    }
+    p.recorded.push_back(nblocks - 1);
+    return p;
+}
+
+}  // namespace
+
+struct executor::engine {
+    // One runner per host thread that runs blocks (created on first use).
+    std::vector<std::unique_ptr<block_runner>> runners;
+};
+
+executor::executor(model::device dev, engine_options opt)
+    : m_dev(std::move(dev)), m_opt(std::move(opt)), m_engine(std::make_unique<engine>()) {
+    m_dev.agpu.validate("device " + m_dev.id);
+    m_memory_limit = device_memory_limit(m_opt);
+}
+
+executor::~executor() {
+    for (auto [p, n] : m_allocations) std::free(p);
+}
+
+std::string to_string(sim_mode m) { return m == sim_mode::exact ? "exact" : "sampled"; }
+
+bool launch_record::sampled() const {
+    return blocks_recorded > 0 && blocks_recorded < std::uint64_t(grid.x) * grid.y * grid.z;
+}
+
+std::uint64_t run_record::blocks_skipped() const {
+    std::uint64_t n = 0;
+    for (const auto& l : launches) n += l.blocks_skipped;
+    return n;
+}
+
+bool run_record::sampled() const {
+    return std::any_of(launches.begin(), launches.end(), [](const launch_record& l) { return l.sampled(); });
+}
+
+std::array<double, counter_count> run_record::relative_error_95() const {
+    std::array<double, counter_count> var{}, out{};
+    for (const auto& l : launches)
+        for (std::size_t i = 0; i < counter_count; ++i) var[i] += l.variance[i];
+    const counts t = totals();
+    for (std::size_t i = 0; i < counter_count; ++i)
+        out[i] = var[i] > 0 && t.v[i] > 0 ? 1.96 * std::sqrt(var[i]) / double(t.v[i]) : 0.0;
+    return out;
+}
+
+void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, std::size_t dynamic_shared_bytes,
+                          void (*body)(void*), void* arg) {
+    const model::machine& m = m_dev.agpu;
+    const std::string kname(name);
+    const std::uint64_t nthreads = std::uint64_t(block.x) * block.y * block.z;
+    const std::uint64_t nblocks = std::uint64_t(grid.x) * grid.y * grid.z;
+    if (nthreads == 0 || nblocks == 0)
+        throw kernel_error("kernel " + kname + ": empty launch (grid " + std::to_string(nblocks) + " blocks of " +
+                           std::to_string(nthreads) + " threads)");
+    if (nthreads > m_dev.hw.max_threads_per_block)
+        throw kernel_error("kernel " + kname + ": a block of " + std::to_string(nthreads) +
+                           " threads exceeds the device's " + std::to_string(m_dev.hw.max_threads_per_block) +
+                           " (device " + m_dev.id + ")");
+    if (grid.y > 65535 || grid.z > 65535 || block.z > 64)
+        throw kernel_error("kernel " + kname + ": grid or block dimensions beyond CUDA's limits");
+    if (dynamic_shared_bytes > m.shared_bytes())
+        throw kernel_error("kernel " + kname + ": dynamic shared memory of " +
+                           std::to_string((dynamic_shared_bytes + m.word_bytes() - 1) / m.word_bytes()) +
+                           " words exceeds M = " + std::to_string(m.M) + " words (device " + m_dev.id + ")");
+
+    launch_record rec;
+    rec.kernel = kname;
+    rec.grid = grid;
+    rec.block = block;
+    rec.dynamic_shared_bytes = dynamic_shared_bytes;
+    rec.c[counter::launches] = 1;
+    rec.c[counter::thread_blocks] = nblocks;
+    rec.c[counter::threads] = nblocks * nthreads;
+
+    const sample_plan plan = plan_sample(nblocks, m_opt, m_record.launches.size());
+    const bool sampled = plan.strata > 0;
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned want = m_opt.threads ? m_opt.threads : cores;
+    const unsigned workers = unsigned(std::min<std::uint64_t>(want, nblocks));
+    auto& runners = m_engine->runners;
+    while (runners.size() < workers) runners.push_back(std::make_unique<block_runner>(m, m_opt));
+    for (unsigned w = 0; w < workers; ++w) runners[w]->prepare(kname, grid, block, dynamic_shared_bytes, body, arg);
+    struct reset_globals {
+        ~reset_globals() {
+            g_block = nullptr;
+            g_current = nullptr;
+        }
+    } reset;
+
+    // Per block: steps (recorded blocks). Exact: each worker's summed counters;
+    // sampled: each recorded block's counters.
+    std::vector<std::uint64_t> block_steps(nblocks, 0);
+    std::vector<counts> sums(workers);
+    std::vector<counts> recorded_counts(sampled ? plan.recorded.size() : 0);
+    std::vector<std::uint64_t> shared_bytes_max(workers, 0);
+
+    auto run_one = [&](unsigned w, std::uint64_t bid) {
+        auto& r = *runners[w];
+        const bool record = plan.is_recorded(bid);
+        const std::uint64_t steps = r.run(bid, record);
+        if (record) {
+            block_steps[bid] = steps;
+            if (sampled) {
+                const auto at = std::lower_bound(plan.recorded.begin(), plan.recorded.end(), bid) - plan.recorded.begin();
+                recorded_counts[std::size_t(at)] = r.bcounts;
+            } else {
+                sums[w].merge(r.bcounts);
+            }
+        }
+        shared_bytes_max[w] = std::max<std::uint64_t>(shared_bytes_max[w], r.bc.shared_used);
+        if (m_opt.progress) m_opt.progress(nthreads);
+    };
+
+    // The blocks to run, in order: all, or in a sampled data-independent
+    // launch only the recorded ones.
+    const bool skip = sampled && m_data_independent;
+    std::vector<std::uint64_t> order;
+    if (skip) order = plan.recorded;
+    const std::uint64_t runs = skip ? order.size() : nblocks;
+    auto block_at = [&](std::uint64_t i) { return skip ? order[i] : i; };
+    rec.blocks_skipped = nblocks - runs;
+
+    // Block 0 alone: blocks that made a global atomic may wait on each other
+    // in block order (a decoupled look-back), so then the rest run in order.
+    run_one(0, 0);
+    const bool parallel = workers > 1 && !runners[0]->bc.global_atomic;
+    if (!parallel) {
+        for (std::uint64_t i = 1; i < runs; ++i) run_one(0, block_at(i));
+    } else {
+        // Blocks are claimed in order; after a kernel error no block beyond the
+        // failing one starts, and the lowest failing block's error is thrown,
+        // so errors too are the same for any number of threads.
+        std::atomic<std::uint64_t> next{1}, stop{runs};
+        std::mutex error_mutex;
+        std::uint64_t error_at = runs;
+        std::exception_ptr error;
+        auto work = [&](unsigned w) {
+            while (true) {
+                const std::uint64_t i = next.fetch_add(1);
+                if (i >= runs || i > stop.load()) break;
+                try {
+                    run_one(w, block_at(i));
+                } catch (...) {
+                    std::lock_guard<std::mutex> lock(error_mutex);
+                    if (i < error_at) {
+                        error_at = i;
+                        error = std::current_exception();
+                        stop = i;
+                    }
+                }
+            }
+            g_block = nullptr;
+            g_current = nullptr;
+        };
+        std::vector<std::thread> pool;
+        for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work, w);
+        work(0);
+        for (auto& t : pool) t.join();
+        if (error) std::rethrow_exception(error);
+    }
+
+    std::uint64_t shared_max = 0;
+    for (auto v : shared_bytes_max) shared_max = std::max(shared_max, v);
+    const std::uint64_t k = std::min<std::uint64_t>(m.k(), nblocks);
+    if (!sampled) {
+        for (const auto& s : sums) rec.c.merge(s);
+        rec.c[counter::time_steps] = greedy_makespan(block_steps, k);
+        rec.blocks_recorded = nblocks;
+    } else {
+        // Stratified extrapolation: an edge block counts for itself, stratum h's
+        // recorded block y_h for the N_h blocks of its stratum. The variance of
+        // the sum over the N interior blocks is estimated from successive
+        // differences of the strata's samples (robust to a smooth trend across
+        // the grid): V = N²(1 - S/N)·s²/S, s² = Σ(y_{h+1} - y_h)² / (2(S - 1)).
+        const std::uint64_t S = plan.strata, N = plan.interior;
+        const double fpc = 1.0 - double(S) / double(N);
+        auto stratum_size = [&](std::uint64_t h) { return plan.stratum_begin(h + 1) - plan.stratum_begin(h); };
+        auto extrapolate = [&](auto value, double& variance) {  // value(recorded index) -> double
+            double total = value(0) + value(S + 1);
+            double sq = 0;
+            for (std::uint64_t h = 0; h < S; ++h) {
+                total += double(stratum_size(h)) * value(h + 1);
+                if (h + 1 < S) sq += (value(h + 2) - value(h + 1)) * (value(h + 2) - value(h + 1));
+            }
+            const double s2 = S > 1 ? sq / (2.0 * double(S - 1)) : 0.0;
+            variance = double(N) * double(N) * fpc * s2 / double(S);
+            return total;
+        };
+        for (std::size_t i = 0; i < counter_count; ++i) {
+            const auto c = static_cast<counter>(i);
+            if (c == counter::launches || c == counter::thread_blocks || c == counter::threads ||
+                c == counter::time_steps)
+                continue;
+            if (counter_table[i].agg != aggregation::sum) {
+                for (const auto& rc : recorded_counts) rec.c.v[i] = std::max(rec.c.v[i], rc.v[i]);
+                continue;
+            }
+            double var = 0;
+            const double total = extrapolate([&](std::size_t j) { return double(recorded_counts[j].v[i]); }, var);
+            rec.c.v[i] = static_cast<std::uint64_t>(std::llround(total));
+            rec.variance[i] = var;
+        }
+        // Time: every unrecorded block takes its stratum's recorded steps; the
+        // blocks go on the MPs as in an exact run. The makespan's variance is
+        // taken as the steps sum's, scaled by (makespan / sum)².
+        std::vector<std::uint64_t> steps_of(S);
+        for (std::uint64_t h = 0; h < S; ++h) steps_of[h] = block_steps[plan.recorded[h + 1]];
+        for (std::uint64_t bid = 1; bid + 1 < nblocks; ++bid)
+            if (!plan.is_recorded(bid)) block_steps[bid] = steps_of[plan.stratum_of(bid)];
+        double steps_var = 0;
+        const double steps_sum =
+            extrapolate([&](std::size_t j) { return double(block_steps[plan.recorded[j]]); }, steps_var);
+        const std::uint64_t makespan = greedy_makespan(block_steps, k);
+        rec.c[counter::time_steps] = makespan;
+        if (steps_sum > 0) rec.variance[std::size_t(counter::time_steps)] =
+            steps_var * (double(makespan) / steps_sum) * (double(makespan) / steps_sum);
+        rec.blocks_recorded = plan.recorded.size();
+    }
+    rec.c[counter::shared_words_max] = (shared_max + m.word_bytes() - 1) / m.word_bytes();
     rec.mps_used = k;
     m_record.launches.push_back(std::move(rec));
 }

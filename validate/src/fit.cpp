@@ -114,7 +114,10 @@ sample_set load_samples(const std::vector<std::filesystem::path>& dirs, double m
             const auto params = model::parse_params(algo->spec, split_params(m.params));
             sim::model_counts mc;
             try {
-                mc = sim::count_run(*algo, dev, m.n, params, m.seed, {false, max_simulation_s});
+                sim::count_options co;  // exact counts: the fit's features (sampled ones carry an error)
+                co.max_simulation_s = max_simulation_s;
+                co.mode = sim::mode_request::exact;
+                mc = sim::count_run(*algo, dev, m.n, params, m.seed, co);
             } catch (const sim::simulation_too_long& e) {
                 skip(e.rule());
                 continue;

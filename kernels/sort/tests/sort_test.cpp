@@ -121,7 +121,7 @@ void expect_reference_is_stable_sort(std::uint64_t n) {
         std::stable_sort(want.begin(), want.end(), [&](auto a, auto b) { return sort::ref_less(keys[a], keys[b]); });
         EXPECT_EQ(sort::reference_order(keys), want) << kind << " n=" << n;
         const auto c = sort::cached_case<K>(n, 7, kind);
-        EXPECT_EQ(c->order, want) << kind;
+        EXPECT_EQ(c->order(), want) << kind;
         EXPECT_EQ(sort::cached_case<K>(n, 7, kind), c) << "the same case is kept, not rebuilt";
     }
 }

@@ -23,12 +23,20 @@ struct algorithm {
     // Makes inputs from `seed`, runs the algorithm's driver on `ex`, compares
     // the outputs with the CPU reference.
     std::function<check_result(executor& ex, std::uint64_t n, const model::param_values& p, std::uint64_t seed)> run;
+    // Optional: about the simulated device memory a run allocates (bytes), so
+    // that simulate() can refuse one the host cannot hold before it starts.
+    std::function<std::uint64_t(std::uint64_t n, const model::param_values& p)> device_bytes;
 };
 
 // Every registered algorithm, sorted by key.
 std::vector<const algorithm*> algorithms();
 // Throws input_error naming the key and listing the known ones.
 const algorithm& find_algorithm(const std::string& key);
+
+using device_bytes_fn = std::function<std::uint64_t(std::uint64_t n, const model::param_values& p)>;
+// The registration macro's optional third argument.
+inline device_bytes_fn device_bytes_or_none() { return {}; }
+inline device_bytes_fn device_bytes_or_none(device_bytes_fn f) { return f; }
 
 struct algorithm_registrar {
     explicit algorithm_registrar(algorithm a);
@@ -42,21 +50,30 @@ struct simulation {
     std::uint64_t seed = 0;
     run_record record;
     check_result check;
+    sim_mode mode = sim_mode::exact;
 };
 
-// Runs `algo` on `dev` with n and params (already checked).
+// Runs `algo` on `dev` with n and params (already checked), in opt.mode on
+// opt.threads host threads (engine_options). Throws host_memory_error before
+// anything runs when the algorithm's device_bytes exceed the executor's limit
+// (half the host's available memory: the simulator needs about twice the
+// device footprint).
 simulation simulate(const algorithm& algo, const model::device& dev, std::uint64_t n, const model::param_values& params,
-                    std::uint64_t seed = 1);
+                    std::uint64_t seed = 1, const engine_options& opt = {});
 
-inline constexpr const char* simulate_schema = "agpu.simulate/1";
-// {schema, commit, device, algo, n, params, seed, check, launches[], totals{}}.
+inline constexpr const char* simulate_schema = "agpu.simulate/2";
+// {schema, commit, device, algo, n, params, seed, mode, check, launches[], totals{}, relative_error_95{}}: each
+// launch has blocks_recorded and, where sampled, relative_error_95 (the 95% interval's half-width over the value,
+// per counter; 0 where exact).
 nlohmann::json to_json(const simulation& s);
 nlohmann::json counts_to_json(const counts& c);
+// {counter name: relative error} for every counter.
+nlohmann::json errors_to_json(const std::array<double, counter_count>& e);
 
 }  // namespace agpu::sim
 
 #define AGPU_SIM_CAT2(a, b) a##b
 #define AGPU_SIM_CAT(a, b) AGPU_SIM_CAT2(a, b)
-// AGPU_REGISTER_SIM_ALGORITHM(spec, run): one line beside an algorithm's kernels.
-#define AGPU_REGISTER_SIM_ALGORITHM(spec, run) \
-    static const ::agpu::sim::algorithm_registrar AGPU_SIM_CAT(agpu_sim_algorithm_, __LINE__) { {spec, run} }
+// AGPU_REGISTER_SIM_ALGORITHM(spec, run[, device_bytes]): one line beside an algorithm's kernels.
+#define AGPU_REGISTER_SIM_ALGORITHM(spec, run, ...) \
+    static const ::agpu::sim::algorithm_registrar AGPU_SIM_CAT(agpu_sim_algorithm_, __LINE__) { {spec, run, ::agpu::sim::device_bytes_or_none(__VA_ARGS__)} }

@@ -4,7 +4,9 @@
 // rank build); the simulator runs every thread and so grows with n.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,8 @@ std::string to_string(count_source s);
 struct model_counts {
     model::counts totals;
     count_source source = count_source::closed_form;
+    sim_mode mode = sim_mode::exact;  // the simulator's (closed forms: exact)
+    std::array<double, model::counter_count> relative_error_95{};  // sampled: per counter (run_record)
     std::vector<launch_record> launches;  // per launch: the simulator's only (closed forms give totals)
     check_result check;                   // the simulator's check; closed forms: passed, "not run"
 };
@@ -29,15 +33,31 @@ struct model_counts {
 // serves when it gives all of them; one that gives no global atomic counter
 // at all has no atomics (its sectors are 0).
 const std::vector<model::counter>& time_model_counters();
+// --mode: exact, sampled, or auto (exact where the exact simulator's time is
+// estimated at most auto_exact_seconds, sampled otherwise).
+enum class mode_request : std::uint8_t { exact, sampled, automatic };
+inline constexpr double auto_exact_seconds = 2.0;
+// Parses exact|sampled|auto; throws input_error naming `option` and the rule.
+mode_request parse_mode(const std::string& text, const std::string& option = "option --mode");
+
+// The exact simulator's estimated seconds for a run (from the closed form's
+// lane accesses and threads; 0 when there is no closed form).
+double exact_simulation_estimate(const algorithm& algo, const model::device& dev, std::uint64_t n,
+                                 const model::param_values& params);
+sim_mode resolve_mode(mode_request r, const algorithm& algo, const model::device& dev, std::uint64_t n,
+                      const model::param_values& params);
+
 struct count_options {
     bool force_simulator = false;
     // Refuse (simulation_too_long) to simulate when the estimate exceeds this; 0: no limit.
     double max_simulation_s = 0;
+    mode_request mode = mode_request::automatic;
+    unsigned threads = 0;                           // engine_options::threads
+    std::function<void(std::uint64_t)> progress;    // engine_options::progress
 };
 
 // Thrown instead of starting a simulation estimated to take longer than
-// allowed. An input_error: the run asked for is too large for exact
-// simulation (a sampled mode is future work, DESIGN.md section 3).
+// allowed. An input_error: the run asked for is too large to simulate here.
 class simulation_too_long : public input_error {
 public:
     simulation_too_long(std::string where, std::string rule, double estimate_s)
