@@ -1,6 +1,8 @@
 #include "agpu/reports/document.hpp"
 
+#include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <set>
@@ -228,7 +230,7 @@ body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max
 h1{margin-top:1em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2.2em}
 nav ol{columns:2}code{background:#f3f3f3;padding:0 .2em;border-radius:3px}
 table{border-collapse:collapse;margin:1em 0;font-size:.88em}th,td{border:1px solid #ddd;padding:.25em .6em;text-align:right}
-th{background:#f6f6f6}td:first-child,th:first-child{text-align:left}
+th{background:#f6f6f6}td.text,th.text{text-align:left}
 figure{margin:1.5em 0}figcaption{font-size:.9em;color:#444;max-width:900px}.meta{font-size:.85em;color:#555}
 .table-title{font-weight:600;margin-top:1.2em}#agpu-errors{color:#b00;white-space:pre-wrap}
 )";
@@ -254,14 +256,28 @@ if(el.querySelector('svg')){done++;document.body.setAttribute('data-rendered',do
 </script>
 )";
 
+// Numbers (and ranges or percentages of them) align right, words left.
+bool numeric(const std::string& v) {
+    if (v.empty() || v == "-") return true;
+    for (char c : v)
+        if (!std::isdigit(static_cast<unsigned char>(c)) && !std::strchr(".-+e%^ xtoinf()", c)) return false;
+    return std::isdigit(static_cast<unsigned char>(v.front())) || v.front() == '-';
+}
+
 void html_table(std::ostream& os, const table& t) {
     os << "<div class=\"table-title\" id=\"table-" << t.id << "\">" << html_text(t.title) << " <span class=\"meta\">(<a href=\"data/"
        << t.id << ".csv\">CSV</a>)</span></div>\n<table><thead><tr>";
-    for (const auto& c : t.columns) os << "<th>" << html_text(c) << "</th>";
+    // A column aligns right when every cell of it is a number.
+    std::vector<bool> right(t.columns.size(), true);
+    for (const auto& r : t.rows)
+        for (std::size_t i = 0; i < r.size(); ++i) right[i] = right[i] && numeric(r[i]);
+    for (std::size_t i = 0; i < t.columns.size(); ++i)
+        os << (right[i] ? "<th>" : "<th class=\"text\">") << html_text(t.columns[i]) << "</th>";
     os << "</tr></thead><tbody>\n";
     for (const auto& r : t.rows) {
         os << "<tr>";
-        for (const auto& v : r) os << "<td>" << html_text(v) << "</td>";
+        for (std::size_t i = 0; i < r.size(); ++i)
+            os << (right[i] ? "<td>" : "<td class=\"text\">") << html_text(r[i]) << "</td>";
         os << "</tr>\n";
     }
     os << "</tbody></table>\n";
@@ -285,8 +301,17 @@ std::string render_html(const document& d, const web_assets& js) {
        << error_hook << inline_script(js.vega, "vega") << inline_script(js.vega_lite, "vega-lite")
        << inline_script(js.vega_embed, "vega-embed") << "</head>\n<body>\n<h1>" << html_escape(d.title) << "</h1>\n";
     os << "<p class=\"meta\">";
-    for (const auto& [k, v] : d.meta.items())
-        os << "<b>" << html_escape(k) << "</b>: " << html_escape(v.is_string() ? v.get<std::string>() : v.dump()) << "<br>\n";
+    for (const auto& [k, v] : d.meta.items()) {
+        os << "<b>" << html_escape(k) << "</b>: ";
+        if (v.is_array()) {
+            std::string list;
+            for (const auto& x : v) list += (list.empty() ? "" : ", ") + (x.is_string() ? x.get<std::string>() : x.dump());
+            os << html_text(list);
+        } else {
+            os << html_escape(v.is_string() ? v.get<std::string>() : v.dump());
+        }
+        os << "<br>\n";
+    }
     os << "Data: <a href=\"summary.md\">summary.md</a>, <a href=\"report.json\">report.json</a>, and the CSV and JSON "
           "behind every chart in <a href=\"data/\">data/</a>.</p>\n<pre id=\"agpu-errors\"></pre>\n";
     os << "<nav><ol>\n";
@@ -332,8 +357,14 @@ std::string render_markdown(const document& d) {
     check_document(d);
     std::ostringstream os;
     os << "# " << d.title << "\n\n";
-    for (const auto& [k, v] : d.meta.items())
-        os << "- " << k << ": " << (v.is_string() ? v.get<std::string>() : v.dump()) << "\n";
+    for (const auto& [k, v] : d.meta.items()) {
+        os << "- " << k << ":";
+        if (v.is_array())
+            for (const auto& x : v) os << "\n  - " << (x.is_string() ? x.get<std::string>() : x.dump());
+        else
+            os << ' ' << (v.is_string() ? v.get<std::string>() : v.dump());
+        os << '\n';
+    }
     os << "\nThe page with the charts is `index.html`; the data behind each chart is in `data/`.\n\n";
     for (const auto& s : d.sections) os << "1. [" << s.title << "](#" << s.id << ")\n";
     for (const auto& s : d.sections) {
@@ -344,7 +375,11 @@ std::string render_markdown(const document& d) {
                 os << "**" << t->title << "** ([CSV](data/" << t->id << ".csv))\n\n|";
                 for (const auto& c : t->columns) os << ' ' << md_cell(c) << " |";
                 os << "\n|";
-                for (std::size_t i = 0; i < t->columns.size(); ++i) os << (i == 0 ? " --- |" : " ---: |");
+                for (std::size_t i = 0; i < t->columns.size(); ++i) {
+                    bool right = true;
+                    for (const auto& r : t->rows) right = right && numeric(r[i]);
+                    os << (right ? " ---: |" : " --- |");
+                }
                 os << '\n';
                 for (const auto& r : t->rows) {
                     os << '|';

@@ -1,11 +1,14 @@
 #include "agpu/reports/report.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <ctime>
 #include <map>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "agpu/build_info.hpp"
 #include "agpu/errors.hpp"
@@ -17,6 +20,7 @@
 #include "agpu/sim/model_counts.hpp"
 #include "agpu/validate/dataset.hpp"
 #include "agpu/validate/fit.hpp"
+#include "sort/sort_bounds.hpp"
 
 #ifndef AGPU_SOURCE_DIR
 #define AGPU_SOURCE_DIR "."
@@ -46,7 +50,7 @@ std::vector<fs::path> find_datasets(const fs::path& root) {
 namespace {
 
 // Per-run limits of the simulator's dots on the scaling charts: a few small n per algorithm and device.
-constexpr double scaling_point_max_s = 0.25;
+constexpr double scaling_point_max_s = 0.1;
 constexpr int scaling_points_per_series = 3;
 
 std::string family_of(const std::string& key) { return key.substr(0, key.find('/')); }
@@ -63,10 +67,13 @@ std::string now_iso() {
 // The n of a family's scaling charts: powers of two (APSP) or four from lo to hi, within the algorithm's range.
 std::vector<std::uint64_t> scaling_sizes(const model::algo_spec& spec) {
     const std::string f = family_of(spec.key);
+    // Where a closed form walks every warp (the bitonic sort, the micro-kernels, APSP's tiles) its cost grows
+    // with n: these ranges keep the charts to seconds.
     int lo = 10, hi = 28, step = 2;
-    if (f == "apsp") lo = 6, hi = 13, step = 1;
+    if (f == "apsp") lo = 6, hi = 12, step = 1;
     if (f == "rank") lo = 12, hi = 32;
-    if (f == "micro") hi = 24;
+    if (f == "micro") hi = 20;
+    if (f == "sort") hi = 22;
     std::vector<std::uint64_t> out;
     for (int e = lo; e <= hi; e += step) {
         const std::uint64_t n = std::uint64_t(1) << e;
@@ -84,6 +91,32 @@ std::optional<model::partial_counts> closed_form_counts(const std::string& key, 
     } catch (const input_error&) {
         return std::nullopt;  // parameters this device cannot run (a heap above M, a tile above a block)
     }
+}
+
+// Runs fn(i) for every i in [0, count) on `threads` threads (the calling one
+// included); rethrows the first exception. Simulations are independent (each
+// has its own executor; the engine's current-thread state is thread_local).
+template <class F>
+void parallel_for(std::size_t count, unsigned threads, F fn) {
+    std::atomic<std::size_t> next{0};
+    std::exception_ptr error;
+    std::mutex m;
+    auto work = [&] {
+        for (std::size_t i; (i = next++) < count;) {
+            try {
+                fn(i);
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(m);
+                if (!error) error = std::current_exception();
+                next = count;
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned w = 1; w < std::min<std::size_t>(threads, count); ++w) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    if (error) std::rethrow_exception(error);
 }
 
 class timer {
@@ -187,7 +220,10 @@ seconds_point to_point(const validate::fit_sample& s, const model::time_vector& 
 
 document build_report(const report_options& opt) {
     const timer total;
+    const unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+    std::mutex say_mutex;
     auto say = [&](const std::string& line) {
+        std::lock_guard<std::mutex> lock(say_mutex);
         if (opt.progress) opt.progress(line);
     };
     const model::time_fit& fit = opt.fit;
@@ -200,9 +236,14 @@ document build_report(const report_options& opt) {
                 {"date", now_iso()},
                 {"fit", (fit.source.empty() ? std::string("model/fits/h100.json (compiled in)") : fit.source) +
                             ", fitted on " + fit.device + " " + fit.date}};
+    // Dataset names relative to the repository where they lie in it.
+    auto name_of = [&](const fs::path& d) {
+        const auto rel = fs::weakly_canonical(d).lexically_relative(fs::weakly_canonical(opt.repository_root));
+        return rel.empty() || *rel.begin() == ".." ? d.generic_string() : rel.generic_string();
+    };
     json data_names = json::array(), check_names = json::array();
-    for (const auto& d : opt.data) data_names.push_back(d.generic_string());
-    for (const auto& d : opt.check) check_names.push_back(d.generic_string());
+    for (const auto& d : opt.data) data_names.push_back(name_of(d));
+    for (const auto& d : opt.check) check_names.push_back(name_of(d));
     doc.meta["datasets"] = data_names;
     doc.meta["other devices' datasets"] = check_names;
     doc.meta["simulator limit"] = "runs estimated under " + fmt(opt.max_simulation_s) + " s are simulated";
@@ -211,8 +252,20 @@ document build_report(const report_options& opt) {
     gathered g;
     {
         const timer t;
-        g.data = validate::load_samples(opt.data, opt.max_simulation_s);
-        if (!opt.check.empty()) g.check = validate::load_samples(opt.check, opt.max_simulation_s);
+        std::vector<fs::path> all = opt.data;
+        all.insert(all.end(), opt.check.begin(), opt.check.end());
+        std::vector<validate::sample_set> sets(all.size());
+        parallel_for(all.size(), threads, [&](std::size_t i) {
+            const timer one;
+            sets[i] = validate::load_samples({all[i]}, opt.max_simulation_s);
+            say("  " + all[i].generic_string() + ": " + std::to_string(sets[i].samples.size()) + " runs (" +
+                fmt(one.seconds()) + " s)");
+        });
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            auto& to = i < opt.data.size() ? g.data : g.check;
+            to.samples.insert(to.samples.end(), sets[i].samples.begin(), sets[i].samples.end());
+            to.skipped.insert(to.skipped.end(), sets[i].skipped.begin(), sets[i].skipped.end());
+        }
         say("measured runs counted: " + std::to_string(g.data.samples.size()) + " + " +
             std::to_string(g.check.samples.size()) + " (" + fmt(t.seconds()) + " s)");
     }
@@ -222,18 +275,18 @@ document build_report(const report_options& opt) {
         for (const auto* set : {&g.data, &g.check})
             for (const auto& s : set->samples)
                 if (s.count_source == sim::to_string(sim::count_source::simulator)) simulated[s.dataset + "\n" + s.run_id] = &s;
+        std::vector<fs::path> all = opt.data;
+        all.insert(all.end(), opt.check.begin(), opt.check.end());
+        std::vector<gathered> parts(all.size());
+        parallel_for(all.size(), threads, [&](std::size_t i) { compare_runs(all[i], simulated, opt.max_simulation_s, parts[i]); });
         std::size_t n = 0;
-        for (const auto& dirs : {opt.data, opt.check})
-            for (const auto& d : dirs) {
-                const timer one;
-                const auto before = g.counters.size();
-                compare_runs(d, simulated, opt.max_simulation_s, g);
-                n += g.counters.size() > before;
-                say("  " + d.generic_string() + ": " + std::to_string(g.counters.size() - before) + " counters compared (" +
-                    fmt(one.seconds()) + " s)");
-            }
-        say("simulated against measured counters: " + std::to_string(n) + " datasets with counters (" +
-            fmt(t.seconds()) + " s)");
+        for (auto& p : parts) {
+            n += !p.counters.empty();
+            g.counters.insert(g.counters.end(), p.counters.begin(), p.counters.end());
+            g.not_compared.insert(g.not_compared.end(), p.not_compared.begin(), p.not_compared.end());
+        }
+        say("simulated against measured counters: " + std::to_string(g.counters.size()) + " run counters of " +
+            std::to_string(n) + " datasets (" + fmt(t.seconds()) + " s)");
     }
 
     // ------------------------------------------------------------ sections
@@ -273,56 +326,80 @@ document build_report(const report_options& opt) {
         std::map<std::string, family_records> families;
         const std::vector<std::string> scaling_devices = {fit_dev.id, "a100", "v100", "geforce-gtx280"};
         const std::vector<std::string> simulated_devices = {fit_dev.id, "geforce-gtx280"};
+        struct series {
+            const sim::algorithm* algo;
+            std::string device;
+            std::vector<scaling_point> points;
+        };
+        std::vector<series> all;
         for (const auto* a : sim::algorithms()) {
             const auto& key = a->spec.key;
             auto& f = families[family_of(key)];
             f.family = family_of(key);
             const auto* cf = model::find_closed_form(key);
             f.formulas[key] = cf ? cf->formula : "";
-            const auto params = model::parse_params(a->spec, {});
-            for (const auto& dev_id : scaling_devices) {
-                const auto dev = model::resolve_device(dev_id);
-                const bool simulate =
-                    std::find(simulated_devices.begin(), simulated_devices.end(), dev_id) != simulated_devices.end();
-                int simulated = 0;
-                for (auto n : scaling_sizes(a->spec)) {
-                    const auto cf_counts = closed_form_counts(key, dev, n, params);
-                    if (!cf_counts) continue;
+            for (const auto& dev_id : scaling_devices) all.push_back({a, dev_id, {}});
+        }
+        parallel_for(all.size(), threads, [&](std::size_t i) {
+            auto& se = all[i];
+            const auto& key = se.algo->spec.key;
+            const auto params = model::parse_params(se.algo->spec, {});
+            const auto dev = model::resolve_device(se.device);
+            const bool simulate =
+                std::find(simulated_devices.begin(), simulated_devices.end(), se.device) != simulated_devices.end();
+            int simulated = 0;
+            for (auto n : scaling_sizes(se.algo->spec)) {
+                const auto cf_counts = closed_form_counts(key, dev, n, params);
+                if (!cf_counts) continue;
+                for (auto c : {counter::time_steps, counter::io_blocks})
+                    if (cf_counts->count(c))
+                        se.points.push_back({key, se.device, "closed form", n, std::string(model::info(c).name),
+                                             double(cf_counts->at(c))});
+                if (!simulate || simulated >= scaling_points_per_series) continue;
+                model::counts partial;
+                for (const auto& [c, v] : *cf_counts) partial[c] = v;
+                if (sim::simulation_seconds_estimate(partial, n) > scaling_point_max_s) continue;
+                try {
+                    const timer one;
+                    const auto s = sim::simulate(*se.algo, dev, n, params, 1);
+                    // The estimate is blind where a closed form counts no instructions (the sorts'): the
+                    // series stops at the first simulation that took longer than the limit.
+                    if (one.seconds() > scaling_point_max_s) simulated = scaling_points_per_series;
+                    if (!s.check.passed)
+                        throw internal_error("simulating " + key + " n=" + std::to_string(n) + " on " + se.device +
+                                             " failed its check: " + s.check.detail);
+                    const auto tot = s.record.totals();
                     for (auto c : {counter::time_steps, counter::io_blocks})
-                        if (cf_counts->count(c))
-                            f.scaling.push_back({key, dev_id, "closed form", n, std::string(model::info(c).name),
-                                                 double(cf_counts->at(c))});
-                    if (!simulate || simulated >= scaling_points_per_series) continue;
-                    model::counts partial;
-                    for (const auto& [c, v] : *cf_counts) partial[c] = v;
-                    if (sim::simulation_seconds_estimate(partial, n) > scaling_point_max_s) continue;
-                    try {
-                        const timer one;
-                        const auto s = sim::simulate(*a, dev, n, params, 1);
-                        // The estimate is blind where a closed form counts no instructions (the sorts'): the
-                        // series stops at the first simulation that took longer than the limit.
-                        if (one.seconds() > scaling_point_max_s) simulated = scaling_points_per_series;
-                        if (!s.check.passed)
-                            throw internal_error("simulating " + key + " n=" + std::to_string(n) + " on " + dev_id +
-                                                 " failed its check: " + s.check.detail);
-                        const auto tot = s.record.totals();
-                        for (auto c : {counter::time_steps, counter::io_blocks})
-                            f.scaling.push_back({key, dev_id, "simulator", n, std::string(model::info(c).name), double(tot[c])});
-                        ++simulated;
-                    } catch (const kernel_error&) {
-                        // the device cannot run the default parameters (a block or tile above its limits)
-                    } catch (const input_error&) {
-                    }
+                        se.points.push_back({key, se.device, "simulator", n, std::string(model::info(c).name), double(tot[c])});
+                    ++simulated;
+                } catch (const kernel_error&) {
+                    // the device cannot run the default parameters (a block or tile above its limits)
+                } catch (const input_error&) {
                 }
             }
+        });
+        for (auto& se : all) {
+            auto& f = families[family_of(se.algo->spec.key)];
+            f.scaling.insert(f.scaling.end(), se.points.begin(), se.points.end());
         }
         for (const auto& s : g.data.samples) families[family_of(s.algo)].seconds.push_back(to_point(s, fit.constants));
         for (const auto& s : g.check.samples) families[family_of(s.algo)].seconds.push_back(to_point(s, fit.constants));
         for (const auto& c : g.counters) families[family_of(c.algo)].counters.push_back(c);
-        for (const auto& [run, why] : g.not_compared)
-            families[family_of(run)].notes.push_back("Counters of " + run + " not compared: " + why + ".");
+        std::map<std::string, std::vector<std::string>> left_out;
+        for (const auto& [run, why] : g.not_compared) left_out[family_of(run)].push_back(run + " (" + why + ")");
+        for (const auto& [family, runs] : left_out) {
+            std::string list;
+            for (const auto& r : runs) list += (list.empty() ? "" : "; ") + r;
+            families[family].notes.push_back("Counters not compared here, for want of time (`agpu compare --data DIR` "
+                                             "compares every launch of a dataset): " + list + ".");
+        }
         for (auto& [name, f] : families) {
             if (f.formulas.empty()) continue;  // a GPU-only family (baselines)
+            if (f.seconds.empty())
+                f.notes.push_back("No measured run of " + name + " is among the datasets reported on (`agpu report "
+                                  "--data DIR...` chooses them; by default the fit's datasets, which leave the sort "
+                                  "datasets out because their counts need the simulator, about 35 s per 2^20 "
+                                  "elements).");
             doc.sections.push_back(family_section(f));
         }
         say("algorithm families (" + fmt(t.seconds()) + " s)");
@@ -352,20 +429,20 @@ document build_report(const report_options& opt) {
             {"bandwidth", {0.5, 1, 2, 4}}, {"clock", {0.5, 1, 2}}, {"p", {0.5, 1, 2}}, {"b", {0.5, 1, 2}}, {"M", {0.25, 0.5, 1, 2}}};
         std::vector<sweep_point> points;
         std::vector<std::string> notes;
-        auto seconds_on = [&](const sim::algorithm& a, const model::device& d, std::uint64_t n,
-                              const model::param_values& p) -> std::optional<std::pair<double, std::string>> {
+        auto seconds_on = [&](const sim::algorithm& a, const model::device& d, std::uint64_t n, const model::param_values& p,
+                              std::vector<std::string>& out_notes) -> std::optional<std::pair<double, std::string>> {
             try {
                 const auto mc = sim::count_run(a, d, n, p, 1, {false, 1e-9});
                 const auto features = model::time_features(mc.totals, d);
                 return std::pair{model::predict_seconds(features, fit.constants),
                                  std::string(model::info(model::dominant_bound(features, fit.constants)).name)};
             } catch (const sim::simulation_too_long&) {
-                notes.push_back(a.spec.key + " n=" + std::to_string(n) + " on " + d.id +
+                out_notes.push_back(a.spec.key + " n=" + std::to_string(n) + " on " + d.id +
                                 ": left out (its closed form does not give every counter the time model reads there).");
             } catch (const input_error& e) {
-                notes.push_back(a.spec.key + " on " + d.id + ": " + e.what() + ".");
+                out_notes.push_back(a.spec.key + " on " + d.id + ": " + e.what() + ".");
             } catch (const kernel_error& e) {
-                notes.push_back(a.spec.key + " on " + d.id + ": " + e.what() + ".");
+                out_notes.push_back(a.spec.key + " on " + d.id + ": " + e.what() + ".");
             }
             return std::nullopt;
         };
@@ -376,12 +453,16 @@ document build_report(const report_options& opt) {
             if (param == "b") return fit_dev.agpu.b;
             return double(fit_dev.agpu.M);
         };
-        for (const auto& r : runs) {
-            const timer one;
+        std::vector<std::vector<sweep_point>> run_points(runs.size());
+        std::vector<std::vector<std::string>> run_notes(runs.size());
+        parallel_for(runs.size(), threads, [&](std::size_t i) {
+            const auto& r = runs[i];
+            auto& my_points = run_points[i];
+            auto& my_notes = run_notes[i];
             const auto& a = sim::find_algorithm(r.algo);
             const auto params = model::parse_params(a.spec, r.params);
-            const auto base = seconds_on(a, fit_dev, r.n, params);
-            if (!base) continue;
+            const auto base = seconds_on(a, fit_dev, r.n, params, my_notes);
+            if (!base) return;
             for (const auto& [param, fs_] : factors)
                 for (double f : fs_) {
                     double v = base_value(param) * f;
@@ -391,18 +472,21 @@ document build_report(const report_options& opt) {
                     try {
                         d = f == 1 ? fit_dev : model::with_parameter(fit_dev, param, v);
                     } catch (const input_error& e) {
-                        notes.push_back(std::string("--sweep ") + param + ": " + e.what() + ".");
+                        my_notes.push_back(std::string("--sweep ") + param + ": " + e.what() + ".");
                         continue;
                     }
-                    if (const auto x = seconds_on(a, d, r.n, params))
-                        points.push_back({r.algo, r.n, param, d.id, v, base_value(param), x->first, base->first, x->second});
+                    if (const auto x = seconds_on(a, d, r.n, params, my_notes))
+                        my_points.push_back({r.algo, r.n, param, d.id, v, base_value(param), x->first, base->first, x->second});
                 }
             for (const auto& d : model::presets()) {
                 if (d.kind != "hypothetical" || d.base != fit_dev.id) continue;
-                if (const auto x = seconds_on(a, d, r.n, params))
-                    points.push_back({r.algo, r.n, "preset", d.id, 0, 0, x->first, base->first, x->second});
+                if (const auto x = seconds_on(a, d, r.n, params, my_notes))
+                    my_points.push_back({r.algo, r.n, "preset", d.id, 0, 0, x->first, base->first, x->second});
             }
-            say("  " + std::string(r.algo) + " (" + fmt(one.seconds()) + " s)");
+        });
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+            points.insert(points.end(), run_points[i].begin(), run_points[i].end());
+            notes.insert(notes.end(), run_notes[i].begin(), run_notes[i].end());
         }
         doc.sections.push_back(sweeps_section(fit_dev.id, points, notes));
         say("hypothetical devices (" + fmt(t.seconds()) + " s)");
@@ -450,13 +534,21 @@ document build_report(const report_options& opt) {
         const auto& pairwise_sort = sim::find_algorithm("sort/pairwise");
         const auto mp = model::parse_params(multiway.spec, {}), pp = model::parse_params(pairwise_sort.spec, {});
         std::vector<sort_io_row> sort_rows;
+        // Blocks: the closed form's exact count, else its [low, high] (kernels/sort/sort_bounds.hpp).
+        auto blocks = [&](const sim::algorithm& a, const model::param_values& p, std::uint64_t n)
+            -> std::optional<std::pair<double, double>> {
+            const auto exact = closed_form_counts(a.spec.key, fit_dev, n, p);
+            if (exact && exact->count(counter::io_blocks)) return std::pair{double(exact->at(counter::io_blocks)), double(exact->at(counter::io_blocks))};
+            const auto b = model::sort_costs::sort_bounds(fit_dev.agpu, a.spec.key, n, p);
+            if (!b.low.count(counter::io_blocks) || !b.high.count(counter::io_blocks)) return std::nullopt;
+            return std::pair{double(b.low.at(counter::io_blocks)), double(b.high.at(counter::io_blocks))};
+        };
         for (int e = 12; e <= 28; e += 2) {
             const std::uint64_t n = std::uint64_t(1) << e;
-            const auto m = closed_form_counts(multiway.spec.key, fit_dev, n, mp);
-            const auto p = closed_form_counts(pairwise_sort.spec.key, fit_dev, n, pp);
-            if (!m || !p || !m->count(counter::io_blocks) || !p->count(counter::io_blocks)) continue;
+            const auto m = blocks(multiway, mp, n), p = blocks(pairwise_sort, pp, n);
+            if (!m || !p) continue;
             const double words = 1;  // the default sorts u32 keys only: one word per element
-            sort_rows.push_back({n, double(m->at(counter::io_blocks)), double(p->at(counter::io_blocks)),
+            sort_rows.push_back({n, m->first, m->second, p->first, p->second,
                                  sort_io_lower_bound(double(n) * words, fit_dev.agpu.b, double(fit_dev.agpu.M))});
         }
         if (!sort_rows.empty()) doc.sections.push_back(sort_question(fit_dev, sort_rows));

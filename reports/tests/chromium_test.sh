@@ -21,7 +21,8 @@ trap 'rm -rf "$profile" "$log"' EXIT
 flags="--headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars --user-data-dir=$profile
        --virtual-time-budget=30000 --run-all-compositor-stages-before-draw --enable-logging=stderr --v=0"
 dom=$(timeout 180 "$browser" $flags --dump-dom "file://$dir/index.html" 2>"$log") || { cat "$log" >&2; fail "chromium exited $?"; }
-body=$(echo "$dom" | grep -o '<body[^>]*>' | head -n 1)
+# The body element the page's script marked (the inlined libraries hold "<body>" strings of their own).
+body=$(echo "$dom" | grep -o '<body [^>]*data-charts[^>]*>' | head -n 1)
 attr() { echo "$body" | sed -n "s/.* $1=\"\([0-9]*\)\".*/\1/p"; }
 charts=$(attr data-charts)
 rendered=$(attr data-rendered)

@@ -69,10 +69,13 @@ TEST(Sections, SortLowerBound) {
     // n/b = 2^20 blocks, M/b = 2^10: log_{M/b}(n/b) = 2.
     EXPECT_DOUBLE_EQ(sort_io_lower_bound(double(1 << 25), 32, 32 * 1024), double(1 << 20) * 2);
     EXPECT_DOUBLE_EQ(sort_io_lower_bound(16, 32, 1024), 0.5);  // less than a block
-    const auto s = sort_question(model::resolve_device("h100"), {{1024, 100, 200, 50}, {4096, 500, 1500, 250}});
+    const auto s = sort_question(model::resolve_device("h100"), {{1024, 100, 100, 200, 200, 50}, {4096, 500, 600, 1500, 1800, 250}});
     EXPECT_EQ(only_table(s).rows.size(), 2u);
-    EXPECT_EQ(s.charts().at(0)->rows.size(), 6u);
-    EXPECT_NE(all_text(s).find("moves 500 blocks, 2 times the bound, and the pairwise sort 1500, 3 times"), std::string::npos)
+    EXPECT_EQ(only_table(s).rows[0][1], "100");
+    EXPECT_EQ(only_table(s).rows[1][1], "500 to 600");
+    EXPECT_EQ(s.charts().at(0)->rows.size(), 10u);
+    EXPECT_NE(all_text(s).find("moves 500 to 600 blocks, 2 to 2.4 times the bound; the pairwise sort moves 1500 to 1800, 2.5 to 3.6 times"),
+              std::string::npos)
         << all_text(s);
 }
 

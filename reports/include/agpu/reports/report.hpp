@@ -28,6 +28,7 @@ struct report_options {
     std::filesystem::path repository_root;  // where relative dataset names in the fit resolve
     // A run is simulated only when its exact simulation is estimated under this.
     double max_simulation_s = 2;
+    unsigned threads = 0;  // simulations at once; 0: one per core
     std::function<void(const std::string&)> progress;  // a line per step
 };
 

@@ -112,9 +112,12 @@ double fw_bytes_per_op(double n, double t, double d);
 section tile_question(const std::vector<model::device>& devices, std::uint64_t n, const std::vector<int>& tiles,
                       int element_bytes);
 
+// b-word blocks; where a pass splits its groups into ranges the closed form
+// bounds the data-dependent part, so each sort has a low and a high (equal
+// where exact).
 struct sort_io_row {
     std::uint64_t n = 0;
-    double multiway = 0, pairwise = 0, lower_bound = 0;  // b-word blocks
+    double multiway_low = 0, multiway_high = 0, pairwise_low = 0, pairwise_high = 0, lower_bound = 0;
 };
 // The multiway sort's I/O against the pairwise sort's and Omega((n/b) log_{M/b}(n/b)).
 double sort_io_lower_bound(double n_words, double b, double M);
