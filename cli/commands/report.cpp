@@ -41,8 +41,10 @@ int run_report(const invocation& inv) {
     if (!(opt.max_simulation_s > 0)) throw input_error("option --max-sim-seconds", "must be a positive number of seconds");
     opt.fit = vm.count("fit") ? model::load_fit_file(vm["fit"].as<std::string>()) : model::default_fit();
     opt.repository_root = reports::default_repository_root();
-    // The JavaScript first: a missing npm install fails before any work.
+    // The JavaScript and the output directory first: either fails before any work.
     const auto js = reports::load_web_assets(reports::default_node_modules());
+    const std::string out = vm["out"].as<std::string>();
+    reports::check_report_dir(out);
 
     const fs::path data_root = opt.repository_root / "validate" / "data";
     if (vm.count("data")) {
@@ -73,7 +75,7 @@ int run_report(const invocation& inv) {
     opt.progress = [&](const std::string& line) { inv.err << "  " << line << '\n'; };
 
     const auto doc = reports::build_report(opt);
-    const auto w = reports::write_report(doc, js, vm["out"].as<std::string>());
+    const auto w = reports::write_report(doc, js, out);
     inv.out << "report: " << w.index_html.string() << " (" << w.charts << " charts, " << w.tables << " tables)\n"
             << "summary: " << w.summary_md.string() << "\n"
             << "data: " << (w.dir / "data").string() << "/ (the CSV and JSON behind every chart and table)\n";

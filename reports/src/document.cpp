@@ -423,10 +423,8 @@ bool replaceable(const fs::path& out) {
 
 }  // namespace
 
-written_report write_report(const document& d, const web_assets& js, const fs::path& out_in) {
-    check_document(d);
+void check_report_dir(const fs::path& out_in) {
     const fs::path out = fs::absolute(out_in).lexically_normal();
-    const fs::path parent = out.has_filename() ? out.parent_path() : out.parent_path().parent_path();
     const fs::path target = out.has_filename() ? out : out.parent_path();
     const std::string where = "option --out " + out_in.string();
     std::error_code ec;
@@ -435,6 +433,16 @@ written_report write_report(const document& d, const web_assets& js, const fs::p
         if (!replaceable(target))
             throw input_error(where, "exists and is not a report agpu wrote (no report.json): choose another directory");
     }
+}
+
+written_report write_report(const document& d, const web_assets& js, const fs::path& out_in) {
+    check_document(d);
+    check_report_dir(out_in);
+    const fs::path out = fs::absolute(out_in).lexically_normal();
+    const fs::path parent = out.has_filename() ? out.parent_path() : out.parent_path().parent_path();
+    const fs::path target = out.has_filename() ? out : out.parent_path();
+    const std::string where = "option --out " + out_in.string();
+    std::error_code ec;
     fs::create_directories(parent, ec);
     if (ec) throw input_error(where, "cannot create " + parent.string() + ": " + ec.message());
 

@@ -367,7 +367,7 @@ section cross_device_section(const std::string& fit_device, const std::vector<se
     chart c;
     c.id = "cross-device-seconds";
     c.title = "Measured and predicted seconds against n, per device";
-    c.caption = "Filled dots measured, open circles predicted: the " + fit_device +
+    c.caption = "Filled circles measured, open squares predicted: the " + fit_device +
                 " runs in sample, the others from the " + fit_device + " constants and their own preset. Runs of the "
                 "algorithms measured on both devices only.";
     std::set<std::string> other_algos;

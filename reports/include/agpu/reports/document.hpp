@@ -93,5 +93,8 @@ struct written_report {
 // failure leaves `out` as it was. Throws input_error naming `out` when it
 // cannot be written (or exists and is not a directory this command wrote).
 written_report write_report(const document& d, const web_assets& js, const std::filesystem::path& out);
+// The check write_report starts with, to run before the work of building a
+// report: `out` is absent, empty, or a report agpu wrote. Throws input_error.
+void check_report_dir(const std::filesystem::path& out);
 
 }  // namespace agpu::reports
