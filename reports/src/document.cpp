@@ -149,9 +149,9 @@ std::string table_csv(const table& t) {
     return os.str();
 }
 
-json chart_json(const chart& c) {
-    return {{"schema", report_data_schema}, {"chart", c.id}, {"title", c.title},
-            {"caption", c.caption},          {"spec", c.spec}, {"rows", c.rows}};
+json chart_json(const chart& c, const std::string& commit) {
+    return {{"schema", report_data_schema}, {"commit", commit}, {"chart", c.id}, {"title", c.title},
+            {"caption", c.caption},          {"spec", c.spec},   {"rows", c.rows}};
 }
 
 json document_json(const document& d) {
@@ -453,7 +453,7 @@ written_report write_report(const document& d, const web_assets& js, const fs::p
         for (const auto& s : d.sections) {
             for (const auto* c : s.charts()) {
                 write_file(tmp / "data" / (c->id + ".csv"), chart_csv(*c));
-                write_file(tmp / "data" / (c->id + ".json"), chart_json(*c).dump(1) + "\n");
+                write_file(tmp / "data" / (c->id + ".json"), chart_json(*c, d.meta.value("commit", "")).dump(1) + "\n");
                 ++charts;
             }
             for (const auto* t : s.tables()) {

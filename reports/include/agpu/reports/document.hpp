@@ -78,8 +78,8 @@ std::string render_markdown(const document& d);
 // union of the rows' keys (in the rows' key order, which is sorted) (empty where a row lacks one).
 std::string chart_csv(const chart& c);
 std::string table_csv(const table& t);
-// {schema, chart, title, caption, spec, rows}: a chart's data and spec.
-nlohmann::json chart_json(const chart& c);
+// {schema, commit, chart, title, caption, spec, rows}: a chart's data and spec.
+nlohmann::json chart_json(const chart& c, const std::string& commit = "");
 // {schema, title, meta, sections: [{id, title, paragraphs, tables, charts: ids}]}.
 nlohmann::json document_json(const document& d);
 
