@@ -1,9 +1,23 @@
 #!/usr/bin/env bash
 # Installs what agpu needs to build and test on Debian 12, and nothing else.
 # Idempotent: packages already present are left alone; runs apt-get only when
-# something is missing. CUDA is optional and never installed here: when nvcc is
-# found (PATH or /usr/local/cuda) the GPU parts build too.
+# something is missing, and npm only when reports/web/node_modules is missing
+# or older than its lock file. CUDA is optional and never installed here: when
+# nvcc is found (PATH or /usr/local/cuda) the GPU parts build too.
+#
+#   scripts/setup.sh           the build, and the report's JavaScript (npm ci)
+#   scripts/setup.sh --tests   also what only the tests need: Chromium, which
+#                              opens the report headless and checks its charts
 set -euo pipefail
+
+with_tests=0
+for arg in "$@"; do
+  case "$arg" in
+    --tests) with_tests=1 ;;
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "setup: unknown option '$arg' (known: --tests)" >&2; exit 2 ;;
+  esac
+done
 
 packages=(
   cmake ninja-build g++ git pkg-config   # build
@@ -14,6 +28,10 @@ packages=(
   libgtest-dev libgmock-dev               # unit tests
   libbenchmark-dev                        # simulator and host benchmarks
 )
+# npm installs the report's Vega-Lite renderer from the lock file; Debian's
+# when there is none on PATH.
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+[ "$with_tests" -eq 1 ] && packages+=(chromium)  # the report's rendering test
 
 missing=()
 for p in "${packages[@]}"; do
@@ -27,6 +45,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The JavaScript that agpu report inlines (vega, vega-lite, vega-embed), at
+# the versions of the committed lock file.
+web="$(cd "$(dirname "$0")/.." && pwd)/reports/web"
+if [ ! -f "$web/node_modules/.package-lock.json" ] || [ "$web/package-lock.json" -nt "$web/node_modules/.package-lock.json" ]; then
+  echo "setup: installing the report's JavaScript (npm ci in reports/web)" >&2
+  (cd "$web" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 fi
 
 nvcc_path=$(command -v nvcc || true)

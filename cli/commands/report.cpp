@@ -1,0 +1,89 @@
+// agpu report [--out DIR] [--data DIR...] [--check DIR...] [--fit FILE] [--max-sim-seconds S]
+// One self-contained HTML page (Vega-Lite charts, rendered offline), a
+// Markdown summary and the CSV/JSON behind every chart, from the committed
+// datasets, the fit, the closed forms and the simulator at small n. No GPU needed.
+#include <algorithm>
+#include <iostream>
+
+#include "../command.hpp"
+#include "agpu/errors.hpp"
+#include "agpu/reports/report.hpp"
+
+namespace agpu::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* report_usage = "agpu report [--out DIR] [--data DIR...] [--check DIR...] [--fit FILE] [--max-sim-seconds S]";
+
+std::vector<fs::path> dirs(const po::variables_map& vm, const char* name) {
+    std::vector<fs::path> out;
+    for (const auto& s : vm[name].as<std::vector<std::string>>()) out.emplace_back(s);
+    return out;
+}
+
+int run_report(const invocation& inv) {
+    po::options_description opts("options");
+    opts.add_options()("out", po::value<std::string>()->default_value("build/report"),
+                       "directory to write (replaced whole; made atomically)")(
+        "data", po::value<std::vector<std::string>>()->multitoken()->composing(),
+        "measured datasets of the fit's device (default: the fit's datasets)")(
+        "check", po::value<std::vector<std::string>>()->multitoken()->composing(),
+        "other devices' datasets, predicted from the fit (default: every other device's under validate/data)")(
+        "fit", po::value<std::string>(), "time-model fit file (default: the committed H100 fit)")(
+        "max-sim-seconds", po::value<double>()->default_value(2),
+        "simulate a run only when its exact simulation is estimated under S seconds");
+    po::variables_map vm;
+    if (!parse_options(inv, report_usage, opts, {}, vm)) return exit_ok;
+
+    reports::report_options opt;
+    opt.max_simulation_s = vm["max-sim-seconds"].as<double>();
+    if (!(opt.max_simulation_s > 0)) throw input_error("option --max-sim-seconds", "must be a positive number of seconds");
+    opt.fit = vm.count("fit") ? model::load_fit_file(vm["fit"].as<std::string>()) : model::default_fit();
+    opt.repository_root = reports::default_repository_root();
+    // The JavaScript and the output directory first: either fails before any work.
+    const auto js = reports::load_web_assets(reports::default_node_modules());
+    const std::string out = vm["out"].as<std::string>();
+    reports::check_report_dir(out);
+
+    const fs::path data_root = opt.repository_root / "validate" / "data";
+    if (vm.count("data")) {
+        opt.data = dirs(vm, "data");
+    } else {
+        // The fit's own datasets where they are all here (the sort datasets are not among the committed
+        // fit's: their counts need the simulator, about 35 s per 2^20 elements); else every dataset of its device.
+        for (const auto& name : opt.fit.datasets) {
+            const fs::path p = fs::path(name).is_absolute() ? fs::path(name) : opt.repository_root / name;
+            if (!fs::is_regular_file(p / "measurements.csv")) {
+                opt.data.clear();
+                break;
+            }
+            opt.data.push_back(p);
+        }
+        if (opt.data.empty()) opt.data = reports::find_datasets(data_root / opt.fit.device);
+    }
+    if (vm.count("check")) {
+        opt.check = dirs(vm, "check");
+    } else if (!vm.count("data")) {
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(data_root, ec))
+            if (e.is_directory() && e.path().filename() != opt.fit.device)
+                for (const auto& d : reports::find_datasets(e.path())) opt.check.push_back(d);
+        std::sort(opt.check.begin(), opt.check.end());
+    }
+    if (opt.data.empty()) throw input_error("option --data", "no measured dataset to report on");
+    opt.progress = [&](const std::string& line) { inv.err << "  " << line << '\n'; };
+
+    const auto doc = reports::build_report(opt);
+    const auto w = reports::write_report(doc, js, out);
+    inv.out << "report: " << w.index_html.string() << " (" << w.charts << " charts, " << w.tables << " tables)\n"
+            << "summary: " << w.summary_md.string() << "\n"
+            << "data: " << (w.dir / "data").string() << "/ (the CSV and JSON behind every chart and table)\n";
+    return exit_ok;
+}
+
+AGPU_COMMAND("report", "the HTML report (Vega-Lite charts), Markdown summary and data of every chart (no GPU needed)",
+             run_report);
+
+}  // namespace
+}  // namespace agpu::cli

@@ -1,0 +1,42 @@
+// `agpu report`: gathers the records of every section (device presets,
+// closed forms, the simulator at small n, the measured datasets, the fit) and
+// builds the document (document.hpp) from the section builders
+// (sections.hpp). Reads datasets and the model through their libraries,
+// never another command's output. Closed forms give every count at large n;
+// the simulator runs only where its estimated time is under a limit, so the
+// whole report takes well under a minute on two cores.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "agpu/model/time_model.hpp"
+#include "agpu/reports/document.hpp"
+
+namespace agpu::reports {
+
+struct report_options {
+    // Measured datasets of the fit's device (seconds, counters, refit) and of
+    // other devices (predicted from the fit's constants alone).
+    std::vector<std::filesystem::path> data, check;
+    // The constants every prediction uses; the refit runs on its datasets
+    // (resolved against data_root's repository) where they are all present,
+    // else on `data`.
+    model::time_fit fit;
+    std::filesystem::path repository_root;  // where relative dataset names in the fit resolve
+    // A run is simulated only when its exact simulation is estimated under this.
+    double max_simulation_s = 2;
+    unsigned threads = 0;  // simulations at once; 0: one per core
+    std::function<void(const std::string&)> progress;  // a line per step
+};
+
+// The repository this agpu was built from (its datasets are the defaults).
+std::filesystem::path default_repository_root();
+// The directories under `root` (itself included) that hold a measurements.csv, sorted.
+std::vector<std::filesystem::path> find_datasets(const std::filesystem::path& root);
+
+document build_report(const report_options& opt);
+
+}  // namespace agpu::reports
