@@ -53,6 +53,10 @@ device load_device_file(const std::string& path) {
     return device_from_json(read_json_file(path, "device file"), path, &base_resolver);
 }
 
+device parse_device_text(const std::string& text, const std::string& where) {
+    return device_from_json(parse_json_text(text, where), where, &base_resolver);
+}
+
 device resolve_device(const std::string& id_or_file) {
     const bool is_path = id_or_file.find('/') != std::string::npos ||
                          (id_or_file.size() > 5 && id_or_file.ends_with(".json"));

@@ -125,6 +125,10 @@ time_fit fit_from_json(const json& j, const std::string& where) {
 
 time_fit load_fit_file(const std::string& path) { return fit_from_json(read_json_file(path, "fit file"), path); }
 
+time_fit parse_fit_text(const std::string& text, const std::string& where) {
+    return fit_from_json(parse_json_text(text, where), where);
+}
+
 const time_fit& default_fit() {
     static const time_fit f = fit_from_json(parse_json_text(detail::embedded_default_fit(), "model/fits/h100.json"),
                                             "model/fits/h100.json");

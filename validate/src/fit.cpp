@@ -58,12 +58,13 @@ sample_set load_samples(const std::vector<std::filesystem::path>& dirs, double m
                         const std::function<void(const std::string&)>& progress) {
     sample_set out;
     for (const auto& dir : dirs) {
-        const auto prov = read_provenance(dir);
+        const auto data = read_dataset(dir);
+        const auto& prov = data.provenance;
         if (!prov.contains("device_id") || !prov["device_id"].is_string())
             throw input_error(dir.string() + "/provenance.json: field device_id", "is required (a preset id)");
         const std::string device_id = prov["device_id"].get<std::string>();
         const auto dev = model::resolve_device(device_id);
-        const auto rows = read_measurements(dir);
+        const auto& rows = data.rows;
         struct run_rows {
             const measurement* first = nullptr;
             bool complete = false, failed = false;

@@ -29,6 +29,18 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// The GPU, CUDA or CUPTI failed while running (a kernel fault, a driver or
+// profiler error): the message names the failing call and has the error's
+// code, name and text; code() is the CUDA or CUPTI error code. Exit status 4.
+class device_error : public std::runtime_error {
+public:
+    device_error(int code, const std::string& what) : std::runtime_error(what), m_code(code) {}
+    int code() const noexcept { return m_code; }
+
+private:
+    int m_code;
+};
+
 // A simulated kernel broke a rule of the machine (an access outside its span,
 // a barrier not reached by every thread, shared memory above M). Exit status 2:
 // the run was asked for something the machine cannot do.
