@@ -3,6 +3,7 @@
 # Idempotent: packages already present are left alone; runs apt-get only when
 # something is missing. CUDA is optional and never installed here: when nvcc is
 # found (PATH or /usr/local/cuda) the GPU parts build too.
+#   scripts/setup.sh --fuzz   also installs clang and libFuzzer (the fuzz preset)
 set -euo pipefail
 
 packages=(
@@ -14,6 +15,9 @@ packages=(
   libgtest-dev libgmock-dev               # unit tests
   libbenchmark-dev                        # simulator and host benchmarks
 )
+if [ "${1:-}" = "--fuzz" ]; then
+  packages+=(clang libclang-rt-14-dev)     # libFuzzer, ASan, UBSan runtimes for clang (validate/fuzz)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

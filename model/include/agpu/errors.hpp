@@ -22,6 +22,14 @@ private:
     std::string m_rule;
 };
 
+// A count that does not fit 64 bits: the input (n, a parameter, a device) is
+// beyond what agpu can count. An input_error (exit status 2); the message
+// names the count and the operation that would have wrapped.
+class count_overflow : public input_error {
+public:
+    using input_error::input_error;
+};
+
 // A feature that this build or this machine cannot provide (no CUDA toolkit at
 // build time, no GPU at run time, no CUPTI). Exit status 3.
 class unavailable_error : public std::runtime_error {
