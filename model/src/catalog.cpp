@@ -4,7 +4,7 @@
 
 #include "agpu/errors.hpp"
 #include "embedded_devices.hpp"
-#include "json_text.hpp"
+#include "agpu/model/json_text.hpp"
 
 namespace agpu::model {
 namespace {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <ostream>
 
 #include "agpu/model/catalog.hpp"
 #include "agpu/model/closed_form.hpp"
@@ -19,6 +20,7 @@ namespace {
 struct point {
     std::string key, device;
 };
+void PrintTo(const point& p, std::ostream* os) { *os << p.key << " on " << p.device; }
 
 std::vector<point> points() {
     std::vector<point> v;

@@ -7,10 +7,15 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <ostream>
 
 #include "fuzz_entries.hpp"
 
 namespace fs = std::filesystem;
+
+namespace agpu::fuzz {
+void PrintTo(const target& t, std::ostream* os) { *os << t.name; }
+}  // namespace agpu::fuzz
 
 class FuzzCorpus : public testing::TestWithParam<agpu::fuzz::target> {};
 

@@ -11,6 +11,7 @@
 
 #include "agpu/errors.hpp"
 #include "agpu/model/algorithm.hpp"
+#include "agpu/model/json_text.hpp"
 
 namespace agpu::validate {
 namespace {
@@ -231,14 +232,7 @@ nlohmann::json read_provenance(const std::filesystem::path& dir) {
 }
 
 nlohmann::json parse_provenance(const std::string& text, const std::string& where) {
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        std::size_t line = 1;
-        for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) line += text[i] == '\n';
-        throw input_error(where + ":" + std::to_string(line), std::string("not valid JSON (") + e.what() + ")");
-    }
+    nlohmann::json j = model::parse_json_text(text, where);
     if (!j.is_object() || !j.contains("schema") || j["schema"] != provenance_schema)
         throw input_error(where + ": field schema", std::string("must be \"") + provenance_schema + "\"");
     for (const char* f : {"device_id", "gpu", "sessions"})
