@@ -19,6 +19,7 @@ enum exit_status : int {
     exit_internal = 1,     // a bug in agpu (an internal check failed)
     exit_usage = 2,        // bad option, bad input file, a run the machine cannot do
     exit_unavailable = 3,  // needs what this build or machine lacks (CUDA, a GPU, CUPTI)
+    exit_device = 4,       // the GPU, CUDA or CUPTI failed while running (code and message reported)
 };
 
 // What a subcommand receives: its arguments (after the subcommand's name) and

@@ -58,7 +58,9 @@ void print_usage(std::ostream& os) {
     std::size_t width = 0;
     for (const auto& c : cmds) width = std::max(width, c.name.size());
     for (const auto& c : cmds) os << "  " << c.name << std::string(width + 3 - c.name.size(), ' ') << c.summary << '\n';
-    os << "\nexit status: 0 ok, 2 bad usage or input, 3 needs a GPU/CUDA/CUPTI that is not there, 1 internal error\n";
+    os << "\nexit status: 0 ok, 2 bad usage or input, 3 needs a GPU/CUDA/CUPTI that is not there,\n"
+       << "             4 the GPU/CUDA/CUPTI failed while running, 1 internal error;\n"
+       << "             agpu validate interrupted by SIGINT/SIGTERM: 128 + the signal\n";
 }
 
 int dispatch(int argc, char** argv) {
@@ -105,6 +107,9 @@ int main(int argc, char** argv) {
     } catch (const kernel_error& e) {
         std::cerr << "agpu: error: " << e.what() << '\n';
         return cli::exit_usage;
+    } catch (const device_error& e) {
+        std::cerr << "agpu: GPU error: " << e.what() << '\n';
+        return cli::exit_device;
     } catch (const unavailable_error& e) {
         std::cerr << "agpu: unavailable: " << e.what() << '\n';
         return cli::exit_unavailable;

@@ -1,8 +1,9 @@
 # Warnings for every agpu target; host code only (nvcc gets its own flags).
 function(agpu_warnings target)
   target_compile_options(${target} PRIVATE
-    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion
-      -Wno-restrict>)  # GCC 12 reports std::string concatenation falsely (GCC bug 105329)
+    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion>
+    # GCC 12 reports std::string concatenation falsely (GCC bug 105329)
+    $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:GNU>>:-Wno-restrict>)
 endfunction()
 
 # agpu_test(NAME SOURCES... LIBS ...): a GoogleTest program beside the code it tests.

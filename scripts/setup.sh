@@ -8,14 +8,16 @@
 #   scripts/setup.sh           the build, and the report's JavaScript (npm ci)
 #   scripts/setup.sh --tests   also what only the tests need: Chromium, which
 #                              opens the report headless and checks its charts
+#   scripts/setup.sh --fuzz    also clang and libFuzzer (the fuzz preset)
 set -euo pipefail
 
-with_tests=0
+with_tests=0 with_fuzz=0
 for arg in "$@"; do
   case "$arg" in
     --tests) with_tests=1 ;;
+    --fuzz) with_fuzz=1 ;;
     -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "setup: unknown option '$arg' (known: --tests)" >&2; exit 2 ;;
+    *) echo "setup: unknown option '$arg' (known: --tests, --fuzz)" >&2; exit 2 ;;
   esac
 done
 
@@ -32,6 +34,7 @@ packages=(
 # when there is none on PATH.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 [ "$with_tests" -eq 1 ] && packages+=(chromium)  # the report's rendering test
+[ "$with_fuzz" -eq 1 ] && packages+=(clang libclang-rt-14-dev)  # libFuzzer, ASan, UBSan runtimes for clang (validate/fuzz)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -69,9 +69,14 @@ int run_validate(const invocation& inv) {
     if (opt.reps < 10) throw input_error("option --reps", "must be at least 10 (medians of many repetitions)");
     std::string cmd = "agpu validate";
     for (const auto& a : inv.args) cmd += " " + a;
-    validate::validate_suite(s, sizes, vm["out"].as<std::string>(), vm.count("resume") > 0, opt,
-                             vm["device"].as<std::string>(), cmd,
-                             [&](const std::string& line) { inv.err << line << std::endl; });
+    const auto outcome = validate::validate_suite(s, sizes, vm["out"].as<std::string>(), vm.count("resume") > 0, opt,
+                                                  vm["device"].as<std::string>(), cmd,
+                                                  [&](const std::string& line) { inv.err << line << std::endl; });
+    if (outcome.status == "interrupted") {
+        inv.err << "agpu validate: interrupted: " << outcome.reason << "; the dataset in " << vm["out"].as<std::string>()
+                << " keeps every finished run\n";
+        return 128 + outcome.signal;
+    }
     inv.out << "dataset written to " << vm["out"].as<std::string>() << "\n";
     return exit_ok;
 }

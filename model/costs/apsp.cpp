@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "agpu/model/analysis.hpp"
+#include "agpu/model/checked.hpp"
 #include "agpu/model/closed_form.hpp"
 
 namespace agpu::model {
@@ -44,53 +45,74 @@ constexpr std::uint32_t naive_bx = 64, naive_by = 4;
 constexpr std::uint32_t region_threads = 256;
 
 
-// Counters of warp-instructions, scaled by `times`.
+// Counters of warp-instructions, scaled by `times`. A launch's per-warp cost
+// times its warps and launches is where a count grows as n^3: every product
+// and sum here is checked (model/checked.hpp), so a count that would wrap
+// throws count_overflow instead.
 struct tally {
     partial_counts c;
+    static std::uint64_t mul(std::uint64_t a, std::uint64_t b) { return checked_mul(a, b, "apsp closed form"); }
+    void add_to(counter k, std::uint64_t v) {
+        std::uint64_t& x = c[k];  // one map lookup
+        x = checked_add(x, v, "apsp closed form");
+    }
+    // c with a checked +=, for add_global.
+    struct checked_view {
+        partial_counts& c;
+        struct ref {
+            std::uint64_t& v;
+            ref& operator+=(std::uint64_t x) {
+                v = checked_add(v, x, "apsp closed form");
+                return *this;
+            }
+        };
+        ref operator[](counter k) { return {c[k]}; }
+    };
     void gload(std::uint64_t sectors, std::uint64_t blocks, std::uint64_t times = 1) { global(true, sectors, blocks, times); }
     void gstore(std::uint64_t sectors, std::uint64_t blocks, std::uint64_t times = 1) { global(false, sectors, blocks, times); }
     void global(bool load, std::uint64_t sectors, std::uint64_t blocks, std::uint64_t times) {
-        add_global(c, load, times, sectors * times, blocks * times);
-        c[counter::io_blocks] += blocks * times;
-        c[counter::warp_instructions] += times;
+        checked_view view{c};
+        add_global(view, load, times, mul(sectors, times), mul(blocks, times));
+        add_to(counter::io_blocks, mul(blocks, times));
+        add_to(counter::warp_instructions, times);
     }
     // A shared load of `x.wf` wavefronts, `times` times (a scalar word per lane: {1, 1}).
     void sload(bank_cost x, std::uint64_t times = 1) {
-        c[counter::shared_load_instructions] += times;
-        c[counter::shared_load_wavefronts] += x.wf * times;
-        c[counter::shared_load_bank_conflicts] += (x.wf - x.ideal) * times;
-        c[counter::shared_wavefronts] += x.wf * times;
-        c[counter::bank_conflicts] += (x.wf - x.ideal) * times;
-        c[counter::warp_instructions] += times;
+        add_to(counter::shared_load_instructions, times);
+        add_to(counter::shared_load_wavefronts, mul(x.wf, times));
+        add_to(counter::shared_load_bank_conflicts, mul(x.wf - x.ideal, times));
+        add_to(counter::shared_wavefronts, mul(x.wf, times));
+        add_to(counter::bank_conflicts, mul(x.wf - x.ideal, times));
+        add_to(counter::warp_instructions, times);
     }
-    void sstore(bank_cost x, std::uint64_t times = 1) { sstores(times, {x.wf * times, x.ideal * times}); }
+    void sstore(bank_cost x, std::uint64_t times = 1) { sstores(times, {mul(x.wf, times), mul(x.ideal, times)}); }
     // `instructions` shared stores costing `x` in all.
     void sstores(std::uint64_t instructions, bank_cost x) {
-        c[counter::shared_store_instructions] += instructions;
-        c[counter::shared_store_wavefronts] += x.wf;
-        c[counter::shared_store_bank_conflicts] += x.wf - x.ideal;
-        c[counter::shared_wavefronts] += x.wf;
-        c[counter::bank_conflicts] += x.wf - x.ideal;
-        c[counter::warp_instructions] += instructions;
+        add_to(counter::shared_store_instructions, instructions);
+        add_to(counter::shared_store_wavefronts, x.wf);
+        add_to(counter::shared_store_bank_conflicts, x.wf - x.ideal);
+        add_to(counter::shared_wavefronts, x.wf);
+        add_to(counter::bank_conflicts, x.wf - x.ideal);
+        add_to(counter::warp_instructions, instructions);
     }
     // A predicated access with every lane off: the warp issues it, nothing moves.
     void null_access(counter instructions, std::uint64_t times = 1) {
-        c[instructions] += times;
-        c[counter::warp_instructions] += times;
+        add_to(instructions, times);
+        add_to(counter::warp_instructions, times);
     }
     void barrier(std::uint64_t times = 1) {
-        c[counter::barrier_instructions] += times;
-        c[counter::warp_instructions] += times;
+        add_to(counter::barrier_instructions, times);
+        add_to(counter::warp_instructions, times);
     }
     void compute(std::uint64_t n) {
-        c[counter::compute_instructions] += n;
-        c[counter::warp_instructions] += n;
+        add_to(counter::compute_instructions, n);
+        add_to(counter::warp_instructions, n);
     }
     void launch(std::uint64_t blocks, std::uint64_t threads, std::uint64_t time, std::uint64_t shared_words) {
-        c[counter::launches] += 1;
-        c[counter::thread_blocks] += blocks;
-        c[counter::threads] += blocks * threads;
-        c[counter::time_steps] += time;
+        add_to(counter::launches, 1);
+        add_to(counter::thread_blocks, blocks);
+        add_to(counter::threads, mul(blocks, threads));
+        add_to(counter::time_steps, time);
         c[counter::shared_words_max] = std::max(c[counter::shared_words_max], shared_words);
     }
     void add(const partial_counts& o, std::uint64_t times = 1) {
@@ -98,7 +120,7 @@ struct tally {
             if (k == counter::shared_words_max)
                 c[k] = std::max(c[k], v);
             else
-                c[k] += v * times;
+                add_to(k, mul(v, times));
     }
 };
 

@@ -4,7 +4,7 @@
 
 #include "agpu/errors.hpp"
 #include "embedded_devices.hpp"
-#include "json_text.hpp"
+#include "agpu/model/json_text.hpp"
 
 namespace agpu::model {
 namespace {
@@ -51,6 +51,10 @@ const std::vector<device>& presets() {
 
 device load_device_file(const std::string& path) {
     return device_from_json(read_json_file(path, "device file"), path, &base_resolver);
+}
+
+device parse_device_text(const std::string& text, const std::string& where) {
+    return device_from_json(parse_json_text(text, where), where, &base_resolver);
 }
 
 device resolve_device(const std::string& id_or_file) {

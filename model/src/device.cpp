@@ -19,6 +19,9 @@ using json = nlohmann::json;
 // Largest integer a device field may hold: doubles represent every integer up
 // to 2^53 exactly, and no real or sensible hypothetical device needs more.
 constexpr double max_integer = 9007199254740992.0;
+// Largest real (MHz, GB/s, us): far above any device, and small enough that
+// the time model's products and quotients of it stay finite and non-zero.
+constexpr double max_real = 1e9;
 
 enum class field_type { integer, real, text };
 
@@ -103,6 +106,7 @@ void read_field(const field_spec& f, const json& raw, const std::string& where, 
     if (f.may_be_zero ? x < 0 : x <= 0)
         bad(std::string("must be ") + (f.may_be_zero ? "non-negative" : "positive") + ", got " + v->dump());
     if (f.type == field_type::real) {
+        if (x > max_real) bad("must be at most 1e9 " + std::string(f.unit) + ", got " + v->dump());
         h.*std::get<double hardware::*>(f.member) = x;
         return;
     }

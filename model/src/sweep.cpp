@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agpu/errors.hpp"
+#include "agpu/model/checked.hpp"
 
 namespace agpu::model {
 namespace {
@@ -32,6 +33,25 @@ std::string today() {
 
 bool is_integer_param(const std::string& p) { return p == "b" || p == "M" || p == "p"; }
 
+// A swept value: positive, an integer for b, M and p, and within the device
+// rules' own bounds (2^53 for integers, 1e9 for MHz and GB/s), so that no
+// value reaches a conversion it would overflow. `text` is the value as given.
+void check_value(const std::string& param, double v, const std::string& text) {
+    const bool integer = is_integer_param(param);
+    if (!std::isfinite(v) || v <= 0 || (integer && v != std::floor(v)))
+        throw input_error("option --sweep " + param, std::string("values must be positive ") +
+                                                         (integer ? "integers" : "numbers") + ", got '" + text + "'");
+    if (v > (integer ? 9007199254740992.0 : 1e9))
+        throw input_error("option --sweep " + param,
+                          std::string("values must be at most ") + (integer ? "2^53" : "1e9") + ", got '" + text + "'");
+}
+
+void check_param(const std::string& param) {
+    bool known = false;
+    for (const auto& p : sweep_parameters()) known |= p == param;
+    if (!known) throw input_error("option --sweep " + param, "unknown parameter (known: b, M, p, clock, bandwidth)");
+}
+
 }  // namespace
 
 const std::vector<std::string>& sweep_parameters() {
@@ -45,9 +65,7 @@ sweep_spec parse_sweep(const std::string& text) {
         throw input_error("option --sweep " + text, "must be PARAM=v1,v2,... with PARAM one of b, M, p, clock, bandwidth");
     sweep_spec s;
     s.param = text.substr(0, eq);
-    bool known = false;
-    for (const auto& p : sweep_parameters()) known |= p == s.param;
-    if (!known) throw input_error("option --sweep " + s.param, "unknown parameter (known: b, M, p, clock, bandwidth)");
+    check_param(s.param);
     std::stringstream list(text.substr(eq + 1));
     for (std::string item; std::getline(list, item, ',');) {
         double v = 0;
@@ -57,11 +75,8 @@ sweep_spec parse_sweep(const std::string& text) {
         } catch (const std::exception&) {
             used = 0;
         }
-        if (item.empty() || used != item.size() || !std::isfinite(v) || v <= 0 ||
-            (is_integer_param(s.param) && v != std::floor(v)))
-            throw input_error("option --sweep " + s.param,
-                              std::string("values must be positive ") + (is_integer_param(s.param) ? "integers" : "numbers") +
-                                  ", got '" + item + "'");
+        if (item.empty() || used != item.size()) v = std::nan("");
+        check_value(s.param, v, item);
         s.values.push_back(v);
     }
     if (s.values.empty()) throw input_error("option --sweep " + s.param, "needs at least one value");
@@ -70,17 +85,18 @@ sweep_spec parse_sweep(const std::string& text) {
 
 device with_parameter(const device& base, const std::string& param, double value) {
     // Validates the parameter and value the same way as parse_sweep.
-    parse_sweep(param + "=" + number_text(value));
+    check_param(param);
+    check_value(param, value, number_text(value));
     json j = device_to_json(base);
     const std::string why = "hypothetical: --sweep " + param + "=" + number_text(value) + " on " + base.id;
     auto set = [&](const char* section, const char* field, double v) {
         json entry = {{"value", v}, {"source", why}, {"date", today()}};
-        if (std::string(section) == "agpu" || v == std::floor(v)) entry["value"] = std::uint64_t(v);
+        if (std::string(section) == "agpu" || v == std::floor(v)) entry["value"] = checked_count(v, "--sweep value");
         j[section][field] = entry;
     };
     const auto& hw = base.hw;
     if (param == "b") {
-        const auto b = std::uint64_t(value);
+        const auto b = checked_count(value, "--sweep b");
         set("agpu", "b", double(b));
         set("agpu", "p", double(b * base.agpu.k()));
         set("hardware", "banks", double(b));

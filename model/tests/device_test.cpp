@@ -92,6 +92,10 @@ TEST(DeviceFile, ExtremeNumbers) {
                  "at most 2^53");
     expect_error(error_after([](json& j) { j["hardware"]["banks"]["value"] = 5000000000ull; }), "hardware.banks",
                  "below 2^32");
+    expect_error(error_after([](json& j) { j["hardware"]["mem_bandwidth_gbs"]["value"] = 1e308; }),
+                 "hardware.mem_bandwidth_gbs", "must be at most 1e9 GB/s, got 1e+308");
+    expect_error(error_after([](json& j) { j["hardware"]["launch_overhead_us"] = 1e10; }),
+                 "hardware.launch_overhead_us", "must be at most 1e9 us");
 }
 
 TEST(DeviceFile, CrossFieldRules) {

@@ -135,16 +135,6 @@ struct gathered {
     std::vector<std::pair<std::string, std::string>> not_compared;  // run, why
 };
 
-std::vector<std::string> split_params(const std::string& params) {
-    std::vector<std::string> sets;
-    for (std::size_t start = 0; start < params.size();) {
-        const auto end = params.find(';', start);
-        sets.push_back(params.substr(start, end == std::string::npos ? std::string::npos : end - start));
-        start = end == std::string::npos ? params.size() : end + 1;
-    }
-    return sets;
-}
-
 // Simulated against measured counters, per run: each counter the GPU measured
 // on every launch, summed over the launches, against the simulator's totals for
 // the same algorithm, n, parameters and seed on the dataset's preset (the
@@ -188,7 +178,7 @@ void compare_runs(const fs::path& dir, const std::map<std::string, const validat
         if (const auto it = simulated.find(dir.string() + "\n" + id); it != simulated.end()) {
             totals = it->second->counts;
         } else {
-            const auto params = model::parse_params(algo->spec, split_params(m.params));
+            const auto params = model::parse_params(algo->spec, validate::split_params(m.params));
             const auto* cf = model::find_closed_form(algo->spec.key);
             model::counts partial;
             if (cf)

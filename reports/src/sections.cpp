@@ -78,6 +78,24 @@ json parity_spec(const std::string& x, const std::string& x_title, const std::st
     return {{"width", 520}, {"height", 380}, {"layer", json::array({diagonal(x, y, lo, hi), points})}};
 }
 
+// One row per (algorithm, device) group of predicted-against-measured runs:
+// runs, MAPE, median and worst error, the worst run.
+void add_error_rows(table& t,
+                    const std::map<std::pair<std::string, std::string>, std::vector<const seconds_point*>>& groups) {
+    for (const auto& [key, ps] : groups) {
+        std::vector<double> pred, meas;
+        std::vector<std::string> ids;
+        for (const auto* p : ps) {
+            pred.push_back(p->predicted_s);
+            meas.push_back(p->measured_s);
+            ids.push_back(p->run_id);
+        }
+        const auto st = validate::summarise(pred, meas, ids);
+        t.rows.push_back({key.first, key.second, std::to_string(st.count), pct(st.mape), pct(st.median_ape),
+                          pct(st.worst_ape), st.worst_run});
+    }
+}
+
 table make_table(std::string id, std::string title, std::vector<std::string> columns) {
     table t;
     t.id = std::move(id);
@@ -198,18 +216,7 @@ section family_section(const family_records& r) {
                               {"error", (p.predicted_s - p.measured_s) / p.measured_s}});
             groups[{p.algo, p.device}].push_back(&p);
         }
-        for (const auto& [key, ps] : groups) {
-            std::vector<double> pred, meas;
-            std::vector<std::string> ids;
-            for (const auto* p : ps) {
-                pred.push_back(p->predicted_s);
-                meas.push_back(p->measured_s);
-                ids.push_back(p->run_id);
-            }
-            const auto st = validate::summarise(pred, meas, ids);
-            t.rows.push_back({key.first, key.second, std::to_string(st.count), pct(st.mape), pct(st.median_ape),
-                              pct(st.worst_ape), st.worst_run});
-        }
+        add_error_rows(t, groups);
         c.spec = parity_spec("measured_s", "measured seconds", "predicted_s", "predicted seconds", "algo", "algorithm",
                              c.rows, "log", {"run", "device", "measured_s", "predicted_s", "error"}, "device");
         s.add(std::move(c));
@@ -347,18 +354,7 @@ section cross_device_section(const std::string& fit_device, const std::vector<se
         all_m.push_back(p.measured_s);
         all_ids.push_back(p.run_id);
     }
-    for (const auto& [key, ps] : groups) {
-        std::vector<double> pred, meas;
-        std::vector<std::string> ids;
-        for (const auto* p : ps) {
-            pred.push_back(p->predicted_s);
-            meas.push_back(p->measured_s);
-            ids.push_back(p->run_id);
-        }
-        const auto st = validate::summarise(pred, meas, ids);
-        t.rows.push_back({key.first, key.second, std::to_string(st.count), pct(st.mape), pct(st.median_ape),
-                          pct(st.worst_ape), st.worst_run});
-    }
+    add_error_rows(t, groups);
     const auto all = validate::summarise(all_p, all_m, all_ids);
     t.rows.push_back({"all", names, std::to_string(all.count), pct(all.mape), pct(all.median_ape), pct(all.worst_ape),
                       all.worst_run});

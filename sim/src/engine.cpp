@@ -43,6 +43,22 @@
 
 #include <boost/context/fiber.hpp>
 
+// Under AddressSanitizer (the asan preset) a fiber stack reused for the next
+// block keeps the shadow of the frames its last fiber left (Debian's Boost is
+// built without ASan's fiber-switch annotations), which ASan then reports as
+// stack-buffer-overflows that are not there: each stack is unpoisoned before
+// it is reused.
+#if defined(__SANITIZE_ADDRESS__)
+#define AGPU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define AGPU_ASAN 1
+#endif
+#endif
+#ifdef AGPU_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 #include "agpu/sim/executor.hpp"
 
 namespace agpu::sim {
@@ -172,7 +188,12 @@ class stack_pool {
 public:
     explicit stack_pool(std::size_t bytes) : m_bytes(round_up(bytes)) {}
     ~stack_pool() {
-        for (void* p : m_stacks) munmap(p, m_bytes + page());
+        for (void* p : m_stacks) {
+#ifdef AGPU_ASAN
+            __asan_unpoison_memory_region(p, m_bytes + page());  // the next mapping here starts clean
+#endif
+            munmap(p, m_bytes + page());
+        }
     }
     stack_pool(const stack_pool&) = delete;
     stack_pool& operator=(const stack_pool&) = delete;
@@ -872,6 +893,9 @@ private:
             t.info.dynamic_shared = bc.shared.data();
             t.info.dynamic_shared_bytes = dynamic_shared_bytes;
             const ctx::stack_context sc = stacks.get(r);
+#ifdef AGPU_ASAN
+            __asan_unpoison_memory_region(static_cast<char*>(sc.sp) - sc.size, sc.size);
+#endif
             auto* f = body;
             auto* a = arg;
             t.fiber = ctx::fiber(std::allocator_arg, ctx::preallocated(sc.sp, sc.size, sc), pooled_stack{},

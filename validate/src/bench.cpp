@@ -32,12 +32,13 @@ bool matches(const suite_entry& e, const std::string& algo, const std::string& p
 }  // namespace
 
 bench_report bench_dataset(const std::filesystem::path& dir) {
-    const auto prov = read_provenance(dir);
+    const auto data = read_dataset(dir);
+    const auto& prov = data.provenance;
     const auto& s = find_suite(prov.value("suite", ""));
     bench_report out{s.name, prov["gpu"].value("name", ""), dir.string(), {}, {}};
 
     std::map<std::string, std::vector<const measurement*>> by_run;
-    const auto rows = read_measurements(dir);
+    const auto& rows = data.rows;
     std::map<std::string, double> sectors_by_run;  // global load + store sectors over the run's launches
     for (const auto& r : rows) {
         if (r.launch == "run") by_run[r.run_id].push_back(&r);

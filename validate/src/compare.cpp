@@ -14,8 +14,9 @@
 namespace agpu::validate {
 
 comparison compare_dataset(const std::filesystem::path& dir, const std::string& device_override) {
-    const auto prov = read_provenance(dir);
-    const auto rows = read_measurements(dir);
+    const auto data = read_dataset(dir);
+    const auto& prov = data.provenance;
+    const auto& rows = data.rows;
     comparison out;
     out.dataset = dir.string();
     out.device_id = device_override.empty() ? prov["device_id"].get<std::string>() : device_override;

@@ -1,11 +1,17 @@
 #include "agpu/validate/dataset.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "agpu/errors.hpp"
 #include "agpu/model/algorithm.hpp"
+#include "agpu/model/json_text.hpp"
 
 namespace agpu::validate {
 namespace {
@@ -63,6 +69,30 @@ std::uint64_t parse_u64(const std::string& s, const std::string& where, const ch
     return v;
 }
 
+// Writes all of `text` to `fd` and fsyncs it: the rows are on disk when this returns.
+void write_all_and_sync(int fd, const std::string& text, const std::filesystem::path& path) {
+    const char* p = text.data();
+    std::size_t left = text.size();
+    while (left > 0) {
+        const ssize_t w = ::write(fd, p, left);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) throw input_error(path.string(), std::string("cannot write: ") + std::strerror(errno));
+        p += w;
+        left -= std::size_t(w);
+    }
+    if (::fsync(fd) != 0) throw input_error(path.string(), std::string("cannot fsync: ") + std::strerror(errno));
+}
+
+// The file descriptor of `path`, closed on scope exit.
+struct fd_guard {
+    int fd;
+    ~fd_guard() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+const std::set<std::string> session_statuses = {"running", "complete", "interrupted", "failed"};
+
 }  // namespace
 
 std::string params_string(const std::map<std::string, std::string>& params) {
@@ -80,9 +110,24 @@ measurement_writer::measurement_writer(const std::filesystem::path& dir) : m_pat
     std::filesystem::create_directories(dir, ec);
     if (ec) throw input_error(dir.string(), "cannot create the dataset directory: " + ec.message());
     if (!std::filesystem::exists(m_path) || std::filesystem::file_size(m_path) == 0) {
-        std::ofstream out(m_path, std::ios::binary);
-        out << header << '\n';
-        if (!out.flush()) throw input_error(m_path.string(), "cannot write");
+        fd_guard f{::open(m_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
+        if (f.fd < 0) throw input_error(m_path.string(), std::string("cannot create: ") + std::strerror(errno));
+        write_all_and_sync(f.fd, std::string(header) + "\n", m_path);
+        return;
+    }
+    // A kill during an append can leave a last row without its line end:
+    // cut the file back to its last complete line.
+    std::string text;
+    {
+        std::ifstream in(m_path, std::ios::binary);
+        text.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    if (!text.empty() && text.back() != '\n') {
+        const auto keep = text.rfind('\n');
+        if (keep == std::string::npos)
+            throw input_error(m_path.string() + ":1", std::string("the header must be: ") + header);
+        std::filesystem::resize_file(m_path, keep + 1, ec);
+        if (ec) throw input_error(m_path.string(), "cannot drop the truncated last row: " + ec.message());
     }
 }
 
@@ -93,25 +138,34 @@ void measurement_writer::append_run(const std::vector<measurement>& rows) {
              << field(r.params) << ',' << r.seed << ',' << field(r.launch) << ',' << field(r.kernel) << ','
              << field(r.counter) << ',' << (r.value ? number(*r.value) : "NA") << ',' << field(r.unit) << ','
              << field(r.note) << '\n';
-    // One write per run, then flush: a run's rows reach the disk together.
-    std::ofstream out(m_path, std::ios::binary | std::ios::app);
-    out << text.str();
-    if (!out.flush()) throw input_error(m_path.string(), "cannot append measurements");
+    // One write per run, then fsync: a run's rows reach the disk together,
+    // before the next run starts.
+    fd_guard f{::open(m_path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC)};
+    if (f.fd < 0) throw input_error(m_path.string(), std::string("cannot append measurements: ") + std::strerror(errno));
+    write_all_and_sync(f.fd, text.str(), m_path);
 }
 
 std::vector<measurement> read_measurements(const std::filesystem::path& dir) {
     const auto path = dir / "measurements.csv";
     std::ifstream in(path, std::ios::binary);
     if (!in) throw input_error(path.string(), "cannot open (is this a dataset directory?)");
+    return read_measurements(in, path.string());
+}
+
+std::vector<measurement> read_measurements(std::istream& in, const std::string& path) {
     std::string line;
     if (!std::getline(in, line) || line != header)
-        throw input_error(path.string() + ":1", std::string("the header must be: ") + header);
+        throw input_error(path + ":1", std::string("the header must be: ") + header);
     std::vector<measurement> rows;
     std::vector<std::string> f;
     std::size_t lineno = 1;
     while (std::getline(in, line)) {
         ++lineno;
-        const std::string where = path.string() + ":" + std::to_string(lineno);
+        const std::string where = path + ":" + std::to_string(lineno);
+        // getline stops at the end of the file without a line end: the
+        // writer ends every row, so this one was cut short.
+        if (in.eof())
+            throw input_error(where, "the last row has no line end (truncated file? `agpu validate --resume` drops it)");
         if (line.empty()) continue;
         if (!split_csv(line, f)) throw input_error(where, "unterminated quoted field");
         if (f.size() != column_count)
@@ -159,9 +213,9 @@ void write_provenance(const std::filesystem::path& dir, const nlohmann::json& p)
     const auto path = dir / "provenance.json";
     const auto tmp = dir / "provenance.json.tmp";
     {
-        std::ofstream out(tmp, std::ios::binary);
-        out << p.dump(2) << '\n';
-        if (!out.flush()) throw input_error(tmp.string(), "cannot write");
+        fd_guard f{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
+        if (f.fd < 0) throw input_error(tmp.string(), std::string("cannot write: ") + std::strerror(errno));
+        write_all_and_sync(f.fd, p.dump(2) + "\n", tmp);
     }
     std::error_code ec;
     std::filesystem::rename(tmp, path, ec);
@@ -172,17 +226,62 @@ nlohmann::json read_provenance(const std::filesystem::path& dir) {
     const auto path = dir / "provenance.json";
     std::ifstream in(path, std::ios::binary);
     if (!in) throw input_error(path.string(), "cannot open (is this a dataset directory?)");
-    nlohmann::json j;
-    try {
-        in >> j;
-    } catch (const nlohmann::json::exception& e) {
-        throw input_error(path.string(), std::string("not valid JSON (") + e.what() + ")");
-    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    return parse_provenance(text.str(), path.string());
+}
+
+nlohmann::json parse_provenance(const std::string& text, const std::string& where) {
+    nlohmann::json j = model::parse_json_text(text, where);
     if (!j.is_object() || !j.contains("schema") || j["schema"] != provenance_schema)
-        throw input_error(path.string() + ": field schema", std::string("must be \"") + provenance_schema + "\"");
+        throw input_error(where + ": field schema", std::string("must be \"") + provenance_schema + "\"");
     for (const char* f : {"device_id", "gpu", "sessions"})
-        if (!j.contains(f)) throw input_error(path.string() + ": field " + f, "is required");
+        if (!j.contains(f)) throw input_error(where + ": field " + f, "is required");
+    if (!j["device_id"].is_string()) throw input_error(where + ": field device_id", "must be a string (a preset id)");
+    if (j.contains("suite") && !j["suite"].is_string()) throw input_error(where + ": field suite", "must be a string");
+    if (!j["gpu"].is_object()) throw input_error(where + ": field gpu", "must be an object");
+    if (j["gpu"].contains("name") && !j["gpu"]["name"].is_string())
+        throw input_error(where + ": field gpu.name", "must be a string");
+    if (!j["sessions"].is_array()) throw input_error(where + ": field sessions", "must be an array");
+    for (std::size_t i = 0; i < j["sessions"].size(); ++i) {
+        const auto& s = j["sessions"][i];
+        const std::string field = where + ": field sessions[" + std::to_string(i) + "]";
+        if (!s.is_object()) throw input_error(field, "must be an object");
+        for (const char* count : {"runs_already_complete", "runs_measured"})
+            if (s.contains(count) && !s[count].is_number_unsigned())
+                throw input_error(field + "." + count, "must be a non-negative integer");
+        if (s.contains("status") && (!s["status"].is_string() || !session_statuses.count(s["status"].get<std::string>())))
+            throw input_error(field + ".status", "must be one of running, complete, interrupted, failed");
+    }
     return j;
+}
+
+void check_dataset(const nlohmann::json& prov, const std::vector<measurement>& rows, const std::string& where) {
+    std::set<std::string> done;
+    for (const auto& r : rows)
+        if (r.launch == "run" && r.counter == "complete" && !done.insert(r.run_id).second)
+            throw input_error(where + "/measurements.csv: run " + r.run_id, "is complete twice (a run is measured once)");
+    const auto& sessions = prov.at("sessions");
+    if (!done.empty() && sessions.empty())
+        throw input_error(where + "/provenance.json: field sessions",
+                          "is empty, but measurements.csv has " + std::to_string(done.size()) + " complete runs");
+    for (std::size_t i = 0; i < sessions.size(); ++i) {
+        const auto& s = sessions[i];
+        if (!s.contains("runs_already_complete") || !s.contains("runs_measured")) continue;
+        const std::uint64_t claimed =
+            s["runs_already_complete"].get<std::uint64_t>() + s["runs_measured"].get<std::uint64_t>();
+        const bool ended = s.value("status", "") != "running";
+        const std::string field = where + "/provenance.json: field sessions[" + std::to_string(i) + "]";
+        if (claimed > done.size() || (ended && i + 1 == sessions.size() && claimed != done.size()))
+            throw input_error(field, "says " + std::to_string(claimed) + " runs were complete after it (runs_already_complete + runs_measured), "
+                                     "but measurements.csv has " + std::to_string(done.size()) + ": the provenance does not match the rows");
+    }
+}
+
+dataset read_dataset(const std::filesystem::path& dir) {
+    dataset d{read_provenance(dir), read_measurements(dir)};
+    check_dataset(d.provenance, d.rows, dir.string());
+    return d;
 }
 
 }  // namespace agpu::validate

@@ -22,16 +22,6 @@ namespace {
 
 using json = nlohmann::json;
 
-std::vector<std::string> split_params(const std::string& params) {
-    std::vector<std::string> sets;
-    for (std::size_t start = 0; start < params.size();) {
-        const auto end = params.find(';', start);
-        sets.push_back(params.substr(start, end == std::string::npos ? std::string::npos : end - start));
-        start = end == std::string::npos ? params.size() : end + 1;
-    }
-    return sets;
-}
-
 std::string today() {
     const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
     std::tm tm{};
@@ -58,12 +48,13 @@ sample_set load_samples(const std::vector<std::filesystem::path>& dirs, double m
                         const std::function<void(const std::string&)>& progress) {
     sample_set out;
     for (const auto& dir : dirs) {
-        const auto prov = read_provenance(dir);
+        const auto data = read_dataset(dir);
+        const auto& prov = data.provenance;
         if (!prov.contains("device_id") || !prov["device_id"].is_string())
             throw input_error(dir.string() + "/provenance.json: field device_id", "is required (a preset id)");
         const std::string device_id = prov["device_id"].get<std::string>();
         const auto dev = model::resolve_device(device_id);
-        const auto rows = read_measurements(dir);
+        const auto& rows = data.rows;
         struct run_rows {
             const measurement* first = nullptr;
             bool complete = false, failed = false;
@@ -405,6 +396,16 @@ json to_json(const fit_report& r) {
                       {"samples", sample_rows(r.check_data.samples, r.check.predicted, {})}};
     }
     return j;
+}
+
+std::vector<std::string> split_params(const std::string& params) {
+    std::vector<std::string> sets;
+    for (std::size_t start = 0; start < params.size();) {
+        const auto end = params.find(';', start);
+        sets.push_back(params.substr(start, end == std::string::npos ? std::string::npos : end - start));
+        start = end == std::string::npos ? params.size() : end + 1;
+    }
+    return sets;
 }
 
 }  // namespace agpu::validate

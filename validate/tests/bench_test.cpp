@@ -40,7 +40,8 @@ TEST(Bench, ThroughputAndGoals) {
     fs::remove_all(dir);
     fs::create_directories(dir);
     validate::write_provenance(dir, {{"schema", validate::provenance_schema}, {"suite", "bench-test"},
-                                     {"device_id", "h100"}, {"gpu", {{"name", "Test GPU"}}}, {"sessions", nlohmann::json::array()}});
+                                     {"device_id", "h100"}, {"gpu", {{"name", "Test GPU"}}},
+                                     {"sessions", {{{"commit", "test"}, {"status", "complete"}}}}});
     {
         validate::measurement_writer w(dir);
         run(w, "test/fast", "type=float", 1000, 0.001, true);  // 4000 B in 1 us: 4 GB/s, 1 G items/s
@@ -68,7 +69,8 @@ TEST(Bench, AFailedRunIsNotTimed) {
     fs::remove_all(dir);
     fs::create_directories(dir);
     validate::write_provenance(dir, {{"schema", validate::provenance_schema}, {"suite", "bench-test"},
-                                     {"device_id", "h100"}, {"gpu", {{"name", "Test GPU"}}}, {"sessions", nlohmann::json::array()}});
+                                     {"device_id", "h100"}, {"gpu", {{"name", "Test GPU"}}},
+                                     {"sessions", {{{"commit", "test"}, {"status", "complete"}}}}});
     {
         validate::measurement_writer w(dir);
         run(w, "test/fast", "type=float", 1000, 0.001, false);
@@ -112,7 +114,8 @@ TEST(Bench, SectorsRatioGoal) {
     fs::remove_all(dir);
     fs::create_directories(dir);
     validate::write_provenance(dir, {{"schema", validate::provenance_schema}, {"suite", "bench-test-sectors"},
-                                     {"device_id", "h100"}, {"gpu", {{"name", "Test GPU"}}}, {"sessions", nlohmann::json::array()}});
+                                     {"device_id", "h100"}, {"gpu", {{"name", "Test GPU"}}},
+                                     {"sessions", {{{"commit", "test"}, {"status", "complete"}}}}});
     {
         validate::measurement_writer w(dir);
         run_with_sectors(w, "test/lean", 1000, {{100, 50}, {25, 25}});    // 200 sectors
@@ -134,7 +137,8 @@ TEST(Bench, SectorsGoalWithoutCountersHasNoValue) {
     fs::remove_all(dir);
     fs::create_directories(dir);
     validate::write_provenance(dir, {{"schema", validate::provenance_schema}, {"suite", "bench-test-sectors"},
-                                     {"device_id", "h100"}, {"gpu", {{"name", "Test GPU"}}}, {"sessions", nlohmann::json::array()}});
+                                     {"device_id", "h100"}, {"gpu", {{"name", "Test GPU"}}},
+                                     {"sessions", {{{"commit", "test"}, {"status", "complete"}}}}});
     {
         validate::measurement_writer w(dir);
         run_with_sectors(w, "test/lean", 1000, {});

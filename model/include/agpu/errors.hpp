@@ -22,11 +22,31 @@ private:
     std::string m_rule;
 };
 
+// A count that does not fit 64 bits: the input (n, a parameter, a device) is
+// beyond what agpu can count. An input_error (exit status 2); the message
+// names the count and the operation that would have wrapped.
+class count_overflow : public input_error {
+public:
+    using input_error::input_error;
+};
+
 // A feature that this build or this machine cannot provide (no CUDA toolkit at
 // build time, no GPU at run time, no CUPTI). Exit status 3.
 class unavailable_error : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
+};
+
+// The GPU, CUDA or CUPTI failed while running (a kernel fault, a driver or
+// profiler error): the message names the failing call and has the error's
+// code, name and text; code() is the CUDA or CUPTI error code. Exit status 4.
+class device_error : public std::runtime_error {
+public:
+    device_error(int code, const std::string& what) : std::runtime_error(what), m_code(code) {}
+    int code() const noexcept { return m_code; }
+
+private:
+    int m_code;
 };
 
 // A simulated kernel broke a rule of the machine (an access outside its span,

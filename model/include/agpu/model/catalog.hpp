@@ -18,5 +18,7 @@ device resolve_device(const std::string& id_or_file);
 
 // Reads and validates one device file; a "base" is resolved among the presets.
 device load_device_file(const std::string& path);
+// The same from the file's text; `where` names it in errors.
+device parse_device_text(const std::string& text, const std::string& where);
 
 }  // namespace agpu::model

@@ -104,6 +104,8 @@ struct time_fit {
 nlohmann::json fit_to_json(const time_fit& f);
 time_fit fit_from_json(const nlohmann::json& j, const std::string& where);
 time_fit load_fit_file(const std::string& path);
+// The same from a fit file's text; `where` names it in errors.
+time_fit parse_fit_text(const std::string& text, const std::string& where);
 // The committed H100 fit (model/fits/h100.json, compiled in).
 const time_fit& default_fit();
 

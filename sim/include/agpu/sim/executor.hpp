@@ -126,12 +126,13 @@ public:
     template <class T>
     void upload(kl::gspan<T> dst, std::span<const T> src) {
         AGPU_CHECK(src.size() <= dst.size(), "upload larger than its destination");
-        std::memcpy(dst.data(), src.data(), src.size_bytes());
+        // memcpy of 0 bytes from an empty span's null data is still undefined (UBSan).
+        if (src.size_bytes()) std::memcpy(dst.data(), src.data(), src.size_bytes());
     }
     template <class T>
     void download(std::span<T> dst, kl::gspan<const T> src) {
         AGPU_CHECK(dst.size() <= src.size(), "download larger than its source");
-        std::memcpy(dst.data(), src.data(), dst.size_bytes());
+        if (dst.size_bytes()) std::memcpy(dst.data(), src.data(), dst.size_bytes());
     }
     template <class T>
     void download(std::span<T> dst, kl::gspan<T> src) {

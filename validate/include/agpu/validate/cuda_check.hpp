@@ -8,16 +8,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "agpu/errors.hpp"
+
 namespace agpu::validate {
 
 // A CUDA call failed: the message has the call, its error code and name.
-class cuda_error : public std::runtime_error {
+class cuda_error : public device_error {
 public:
-    cuda_error(int code, const std::string& what) : std::runtime_error(what), m_code(code) {}
-    int code() const { return m_code; }
-
-private:
-    int m_code;
+    using device_error::device_error;
 };
 
 // "call failed at file:line: " (the file without its directories).

@@ -10,19 +10,17 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+
+#include "agpu/errors.hpp"
 #include <vector>
 
 namespace agpu::validate {
 
 // A CUPTI call failed: the message has the call, the CUptiResult name and code,
 // and CUPTI's own explanation. code() is the CUptiResult value.
-class cupti_error : public std::runtime_error {
+class cupti_error : public device_error {
 public:
-    cupti_error(int code, const std::string& what) : std::runtime_error(what), m_code(code) {}
-    int code() const { return m_code; }
-
-private:
-    int m_code;
+    using device_error::device_error;
 };
 
 struct cupti_status {

@@ -1,13 +1,18 @@
 // Measurement datasets: validate/data/<device-id>/<suite>/ holds
 //   measurements.csv  long format, one row per (run, launch, counter), appended
-//                     as each run finishes (an interrupted run keeps its rows)
-//   provenance.json   where and how it was measured (written atomically)
-// Readers check the schema and name file, line and rule on bad input.
+//                     and fsync'd as each run finishes (an interrupted run
+//                     keeps every finished run's rows)
+//   provenance.json   where and how it was measured, and each session's status
+//                     (running, complete, interrupted, failed) and count of
+//                     runs measured, rewritten atomically after every run
+// Readers check the schema and name file, line and rule on bad input; a
+// dataset's provenance must agree with its rows (check_dataset).
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <istream>
 #include <optional>
 #include <set>
 #include <string>
@@ -41,22 +46,42 @@ std::string params_string(const std::map<std::string, std::string>& params);
 class measurement_writer {
 public:
     // Opens dir/measurements.csv for appending (writing the header if new).
+    // A last row cut short by a kill (no line end) is dropped first: it
+    // belongs to a run that never got its "run/complete" row.
     explicit measurement_writer(const std::filesystem::path& dir);
-    // Appends the rows of one finished run and flushes them to disk.
+    // Appends the rows of one finished run in one write, then fsyncs them.
     void append_run(const std::vector<measurement>& rows);
 
 private:
     std::filesystem::path m_path;
 };
 
-// Reads dir/measurements.csv. Throws input_error naming file, line and rule.
+// Reads dir/measurements.csv. Throws input_error naming file, line and rule
+// (a last row without its line end is a truncated file).
 std::vector<measurement> read_measurements(const std::filesystem::path& dir);
+// The same from a stream; `where` names it in errors ("<where>:LINE: ...").
+std::vector<measurement> read_measurements(std::istream& in, const std::string& where);
 // Runs whose final "run/complete" row is present.
 std::set<std::string> completed_runs(const std::vector<measurement>& rows);
 
-// Writes dir/provenance.json atomically (temporary file, then rename).
+// Writes dir/provenance.json atomically (temporary file, fsync, then rename).
 void write_provenance(const std::filesystem::path& dir, const nlohmann::json& p);
-// Reads and checks dir/provenance.json (schema, required fields).
+// Reads and checks dir/provenance.json (schema, required fields and types).
 nlohmann::json read_provenance(const std::filesystem::path& dir);
+// The same from text; `where` names it in errors.
+nlohmann::json parse_provenance(const std::string& text, const std::string& where);
+
+// The provenance's sessions against the rows: no run complete twice; every
+// session's runs_already_complete + runs_measured at most the complete runs
+// in the rows, and equal to them for the last session once it has ended
+// (complete, interrupted or failed). Throws input_error naming the field.
+void check_dataset(const nlohmann::json& provenance, const std::vector<measurement>& rows, const std::string& where);
+
+// A dataset read whole: provenance and rows, checked against each other.
+struct dataset {
+    nlohmann::json provenance;
+    std::vector<measurement> rows;
+};
+dataset read_dataset(const std::filesystem::path& dir);
 
 }  // namespace agpu::validate

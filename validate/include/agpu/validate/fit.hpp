@@ -49,6 +49,10 @@ struct sample_set {
     std::vector<skipped_run> skipped;
 };
 
+// A dataset row's parameter text ("name=value;name=value") as the
+// NAME=VALUE sets model::parse_params takes.
+std::vector<std::string> split_params(const std::string& params);
+
 // Reads every dataset (the directories of measurements.csv and
 // provenance.json) and makes its samples; a run whose counts need a
 // simulation estimated above max_simulation_s (0: no limit) is skipped with

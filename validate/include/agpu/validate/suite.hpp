@@ -9,7 +9,11 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "agpu/model/algorithm.hpp"
 #include "agpu/model/device.hpp"
+#include "agpu/validate/dataset.hpp"
 
 namespace agpu::validate {
 
@@ -68,13 +72,54 @@ struct measure_options {
     std::uint64_t seed = 1;
 };
 
+// What measures the runs of a suite: the GPU (validate_suite), or a test's
+// fake (validate/tests), so the dataset's fault handling runs without a GPU.
+class measure_backend {
+public:
+    virtual ~measure_backend() = default;
+    // The GPU's name: a dataset is completed only on the GPU that began it.
+    virtual std::string gpu_name() const = 0;
+    // The provenance of a new dataset: gpu, driver_version, cuda_runtime_version, cupti_api_version.
+    virtual nlohmann::json machine() const = 0;
+    // The clocks now ({"known": false, "note": why} when they cannot be read).
+    virtual nlohmann::json clocks() const = 0;
+    // The rows of one run, ending with its "run/complete" row. Throws
+    // device_error (code and message) when the GPU, CUDA or CUPTI fails.
+    virtual std::vector<measurement> measure(const model::device& preset, const std::string& algo, std::uint64_t n,
+                                             const model::param_values& params, const measure_options& opt) = 0;
+    // What the counter collection reported about itself, or null.
+    virtual nlohmann::json counters() const = 0;
+};
+
+// How a session of measure_suite ended; provenance.json records the same in
+// the session (status, reason, runs_measured).
+struct suite_outcome {
+    std::string status = "complete";  // complete, or interrupted (a signal)
+    std::size_t measured = 0;         // runs measured in this session
+    std::size_t remaining = 0;        // runs of the plan not complete (--resume measures them)
+    int signal = 0;                   // SIGINT or SIGTERM when interrupted
+    std::string reason;
+};
+
 // Measures every run of the suite not already complete in `out` and appends
-// its rows as it finishes; `resume` must be true to add to an existing
-// dataset. Writes provenance.json. Throws unavailable_error without a GPU.
-// `progress` receives one line per run.
-void validate_suite(const suite& s, const std::vector<std::uint64_t>& sizes, const std::filesystem::path& out,
-                    bool resume, const measure_options& opt, const std::string& device_override,
-                    const std::string& command_line, const std::function<void(const std::string&)>& progress);
+// its rows, fsync'd, as it finishes; provenance.json is rewritten atomically
+// after each run with the session's runs_measured. `resume` must be true to
+// add to an existing dataset. SIGINT or SIGTERM stop it after the run in
+// progress (a second one kills at once; finished runs stay on disk): the
+// session is "interrupted" and the outcome says so. A run that throws (a GPU,
+// CUDA or CUPTI error) gets a "run/error" row (value: the error code, note:
+// the message), the session becomes "failed" with the reason, and the error
+// is rethrown. `progress` receives one line per run.
+suite_outcome measure_suite(measure_backend& backend, const suite& s, const std::vector<std::uint64_t>& sizes,
+                            const std::filesystem::path& out, bool resume, const measure_options& opt,
+                            const std::string& device_override, const std::string& command_line,
+                            const std::function<void(const std::string&)>& progress);
+
+// measure_suite on this machine's GPU. Throws unavailable_error without a GPU
+// (or without CUPTI when counters are wanted).
+suite_outcome validate_suite(const suite& s, const std::vector<std::uint64_t>& sizes, const std::filesystem::path& out,
+                             bool resume, const measure_options& opt, const std::string& device_override,
+                             const std::string& command_line, const std::function<void(const std::string&)>& progress);
 
 }  // namespace agpu::validate
 
