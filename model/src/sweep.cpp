@@ -1,4 +1,5 @@
 #include "agpu/model/sweep.hpp"
+#include "agpu/utc_time.hpp"
 
 #include <cctype>
 #include <chrono>
@@ -20,15 +21,6 @@ std::string number_text(double v) {
     std::ostringstream s;
     s << v;
     return s.str();
-}
-
-std::string today() {
-    const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[16];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-    return buf;
 }
 
 bool is_integer_param(const std::string& p) { return p == "b" || p == "M" || p == "p"; }
@@ -90,7 +82,7 @@ device with_parameter(const device& base, const std::string& param, double value
     json j = device_to_json(base);
     const std::string why = "hypothetical: --sweep " + param + "=" + number_text(value) + " on " + base.id;
     auto set = [&](const char* section, const char* field, double v) {
-        json entry = {{"value", v}, {"source", why}, {"date", today()}};
+        json entry = {{"value", v}, {"source", why}, {"date", utc_now("%Y-%m-%d")}};
         if (std::string(section) == "agpu" || v == std::floor(v)) entry["value"] = checked_count(v, "--sweep value");
         j[section][field] = entry;
     };

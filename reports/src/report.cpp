@@ -21,6 +21,7 @@
 #include "agpu/validate/dataset.hpp"
 #include "agpu/validate/fit.hpp"
 #include "sort/sort_bounds.hpp"
+#include "agpu/utc_time.hpp"
 
 #ifndef AGPU_SOURCE_DIR
 #define AGPU_SOURCE_DIR "."
@@ -53,16 +54,16 @@ namespace {
 constexpr double scaling_point_max_s = 0.1;
 constexpr int scaling_points_per_series = 3;
 
-std::string family_of(const std::string& key) { return key.substr(0, key.find('/')); }
-
-std::string now_iso() {
-    const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
+// Count options: refuse any simulation estimated above `seconds`.
+sim::count_options limited_to(double seconds) {
+    sim::count_options o;
+    o.max_simulation_s = seconds;
+    return o;
 }
+// Closed forms only: every simulation refused.
+sim::count_options closed_form_only() { return limited_to(1e-9); }
+
+std::string family_of(const std::string& key) { return key.substr(0, key.find('/')); }
 
 // The n of a family's scaling charts: powers of two (APSP) or four from lo to hi, within the algorithm's range.
 std::vector<std::uint64_t> scaling_sizes(const model::algo_spec& spec) {
@@ -223,7 +224,7 @@ document build_report(const report_options& opt) {
     doc.title = "agpu report: the AGPU(p, b, M, w) model against " + fit.device + " measurements";
     doc.meta = {{"schema", report_schema},
                 {"commit", build_info::commit},
-                {"date", now_iso()},
+                {"date", utc_now()},
                 {"fit", (fit.source.empty() ? std::string("model/fits/h100.json (compiled in)") : fit.source) +
                             ", fitted on " + fit.device + " " + fit.date}};
     // Dataset names relative to the repository where they lie in it.
@@ -422,7 +423,7 @@ document build_report(const report_options& opt) {
         auto seconds_on = [&](const sim::algorithm& a, const model::device& d, std::uint64_t n, const model::param_values& p,
                               std::vector<std::string>& out_notes) -> std::optional<std::pair<double, std::string>> {
             try {
-                const auto mc = sim::count_run(a, d, n, p, 1, {false, 1e-9});
+                const auto mc = sim::count_run(a, d, n, p, 1, closed_form_only());
                 const auto features = model::time_features(mc.totals, d);
                 return std::pair{model::predict_seconds(features, fit.constants),
                                  std::string(model::info(model::dominant_bound(features, fit.constants)).name)};
@@ -500,7 +501,7 @@ document build_report(const report_options& opt) {
             for (int e = 10; e <= 30; e += 4) sizes.insert(std::uint64_t(1) << e);
         const auto params = model::parse_params(pairwise.spec, {float_params});
         for (auto n : sizes) {
-            const auto mc = sim::count_run(pairwise, fit_dev, n, params, 1, {false, opt.max_simulation_s});
+            const auto mc = sim::count_run(pairwise, fit_dev, n, params, 1, limited_to(opt.max_simulation_s));
             pairwise_row r;
             r.n = n;
             r.launches = double(mc.totals[counter::launches]);

@@ -1,4 +1,5 @@
 #include "agpu/validate/fit.hpp"
+#include "agpu/utc_time.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -21,15 +22,6 @@ namespace agpu::validate {
 namespace {
 
 using json = nlohmann::json;
-
-std::string today() {
-    const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
 
 json stats_json(const error_stats& s) {
     return {{"samples", s.count}, {"mape", s.mape},           {"median_ape", s.median_ape},
@@ -326,7 +318,7 @@ fit_report fit_datasets(const sample_set& data, const std::vector<std::string>& 
     r.data = data;
     r.fit.constants = fit_constants(data.samples);
     r.fit.device = *devices.begin();
-    r.fit.date = today();
+    r.fit.date = utc_now();
     r.fit.commit = build_info::commit;
     r.fit.datasets = dataset_names;
     r.in_sample = evaluate(data.samples, r.fit.constants);

@@ -16,18 +16,10 @@
 #include "agpu/validate/gpu_algorithms.hpp"
 #include "agpu/validate/gpu.hpp"
 #include "measure.hpp"
+#include "agpu/utc_time.hpp"
 
 namespace agpu::validate {
 namespace {
-
-std::string utc_now() {
-    const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    std::ostringstream os;
-    os << std::put_time(&tm, "%Y-%m-%dT%H:%M:%SZ");
-    return os.str();
-}
 
 // The preset that describes a GPU, from its name.
 std::string preset_for(const std::string& gpu_name) {

@@ -23,6 +23,17 @@ AGPU_REGISTER_SUITE({"bench-test", "a suite for this test only", {1000},
                       {"test/fast type=float", "test/copy", "bandwidth", 0.9, 0, "fast at 90% of copy bandwidth"},
                       {"test/fast type=float", "", "rate", 2e9, 0, "2 G items/s"}}});
 
+// A fresh dataset directory in the temp folder: a complete session on an H100, no rows yet.
+fs::path empty_dataset(const std::string& name, const std::string& suite) {
+    const auto dir = fs::temp_directory_path() / name;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    validate::write_provenance(dir, {{"schema", validate::provenance_schema}, {"suite", suite},
+                                     {"device_id", "h100"}, {"gpu", {{"name", "Test GPU"}}},
+                                     {"sessions", {{{"commit", "test"}, {"status", "complete"}}}}});
+    return dir;
+}
+
 void run(validate::measurement_writer& w, const std::string& algo, const std::string& params, std::uint64_t n,
          double ms, bool passed) {
     const auto id = validate::make_run_id(algo, n, params, 1);
@@ -36,12 +47,7 @@ void run(validate::measurement_writer& w, const std::string& algo, const std::st
 }  // namespace
 
 TEST(Bench, ThroughputAndGoals) {
-    const auto dir = fs::temp_directory_path() / "agpu_bench_test";
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    validate::write_provenance(dir, {{"schema", validate::provenance_schema}, {"suite", "bench-test"},
-                                     {"device_id", "h100"}, {"gpu", {{"name", "Test GPU"}}},
-                                     {"sessions", {{{"commit", "test"}, {"status", "complete"}}}}});
+    const auto dir = empty_dataset("agpu_bench_test", "bench-test");
     {
         validate::measurement_writer w(dir);
         run(w, "test/fast", "type=float", 1000, 0.001, true);  // 4000 B in 1 us: 4 GB/s, 1 G items/s
@@ -65,12 +71,7 @@ TEST(Bench, ThroughputAndGoals) {
 }
 
 TEST(Bench, AFailedRunIsNotTimed) {
-    const auto dir = fs::temp_directory_path() / "agpu_bench_test_failed";
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    validate::write_provenance(dir, {{"schema", validate::provenance_schema}, {"suite", "bench-test"},
-                                     {"device_id", "h100"}, {"gpu", {{"name", "Test GPU"}}},
-                                     {"sessions", {{{"commit", "test"}, {"status", "complete"}}}}});
+    const auto dir = empty_dataset("agpu_bench_test_failed", "bench-test");
     {
         validate::measurement_writer w(dir);
         run(w, "test/fast", "type=float", 1000, 0.001, false);
@@ -110,12 +111,7 @@ void run_with_sectors(validate::measurement_writer& w, const std::string& algo, 
 }  // namespace
 
 TEST(Bench, SectorsRatioGoal) {
-    const auto dir = fs::temp_directory_path() / "agpu_bench_test_sectors";
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    validate::write_provenance(dir, {{"schema", validate::provenance_schema}, {"suite", "bench-test-sectors"},
-                                     {"device_id", "h100"}, {"gpu", {{"name", "Test GPU"}}},
-                                     {"sessions", {{{"commit", "test"}, {"status", "complete"}}}}});
+    const auto dir = empty_dataset("agpu_bench_test_sectors", "bench-test-sectors");
     {
         validate::measurement_writer w(dir);
         run_with_sectors(w, "test/lean", 1000, {{100, 50}, {25, 25}});    // 200 sectors
@@ -133,12 +129,7 @@ TEST(Bench, SectorsRatioGoal) {
 }
 
 TEST(Bench, SectorsGoalWithoutCountersHasNoValue) {
-    const auto dir = fs::temp_directory_path() / "agpu_bench_test_sectors_none";
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    validate::write_provenance(dir, {{"schema", validate::provenance_schema}, {"suite", "bench-test-sectors"},
-                                     {"device_id", "h100"}, {"gpu", {{"name", "Test GPU"}}},
-                                     {"sessions", {{{"commit", "test"}, {"status", "complete"}}}}});
+    const auto dir = empty_dataset("agpu_bench_test_sectors_none", "bench-test-sectors");
     {
         validate::measurement_writer w(dir);
         run_with_sectors(w, "test/lean", 1000, {});
