@@ -60,7 +60,7 @@ AGPU_REGISTER_SUITE({"sort",
 
 // The fastest shape of the sort-tune run on the H100 (2^26 u32 keys:
 // 17.3 ms against 28.5-45.7 ms for d = auto; validate/data/h100/bench/sort-tune).
-std::vector<std::string> tuned() { return {"type=u32", "values=0", "chunk=512", "tile=2048", "d=16"}; }
+std::vector<std::string> tuned() { return {"type=u32", "values=0", "chunk=128", "tile=2048", "d=16"}; }
 
 std::vector<suite_entry> bench_entries() {
     return {entry("sort/multiway", {"type=u32", "values=0"}), entry("sort/multiway", tuned()),
@@ -80,9 +80,9 @@ AGPU_REGISTER_SUITE({"sort-bench",
                      "cub::DeviceRadixSort and thrust::sort (measure with counters for the sectors goal)",
                      bench_sizes(),
                      bench_entries(),
-                     {{"sort/multiway type=u32;values=0;chunk=512;tile=2048;d=16", "baseline/cub-merge-sort type=u32", "time", 1.2,
+                     {{"sort/multiway type=u32;values=0;chunk=128;tile=2048;d=16", "baseline/cub-merge-sort type=u32", "time", 1.2,
                        std::uint64_t(1) << 26, "sort/multiway sorts u32 keys at 1.2x the keys/s of cub::DeviceMergeSort"},
-                      {"sort/multiway type=u32;values=0;chunk=512;tile=2048;d=16", "baseline/cub-merge-sort type=u32", "sectors", 2.0,
+                      {"sort/multiway type=u32;values=0;chunk=128;tile=2048;d=16", "baseline/cub-merge-sort type=u32", "sectors", 2.0,
                        std::uint64_t(1) << 26,
                        "sort/multiway moves at most half the global load + store sectors of cub::DeviceMergeSort"}}});
 
@@ -91,9 +91,9 @@ AGPU_REGISTER_SUITE({"sort-bench",
 //   agpu validate --suite sort-tune --no-counters --out DIR && agpu bench --data DIR
 std::vector<suite_entry> tune_entries() {
     std::vector<suite_entry> e;
-    for (const char* chunk : {"256", "512", "1024"})
-        for (const char* tile : {"1024", "2048", "4096"})
-            for (const char* d : {"auto", "16"})
+    for (const char* chunk : {"32", "64", "128", "256"})
+        for (const char* tile : {"2048", "4096"})
+            for (const char* d : {"8", "16", "32"})
                 e.push_back(entry("sort/multiway", {"type=u32", "values=0", std::string("chunk=") + chunk,
                                                     std::string("tile=") + tile, std::string("d=") + d}));
     e.push_back(entry("baseline/cub-merge-sort", {"type=u32"}));
