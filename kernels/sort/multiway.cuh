@@ -71,13 +71,16 @@ struct merge_shape {
     unsigned parts = 1;         // P: output ranges per group (1: no splits read)
 };
 
-// The heap's dynamic shared memory: d slots of 2C elements (slot 0 stages a
+// The heap's dynamic shared memory: d slots of 2C elements, padded (slot 0 stages a
 // leaf's read; slot i is node i's buffer), for key-value sorts values and the
 // side bit of each, then the state of the 2d nodes.
 template <class K, class V, bool Pairs>
 struct heap_layout {
     unsigned d, chunk;
-    AGPU_HOST_DEVICE std::uint64_t slots() const { return std::uint64_t(d) * 2 * chunk; }
+    // A slot: 2C elements plus one of padding per 32 (a lane's 2C/32
+    // consecutive outputs then fall in distinct banks, as in block_sort).
+    AGPU_HOST_DEVICE unsigned slot() const { return padded(2 * chunk); }
+    AGPU_HOST_DEVICE std::uint64_t slots() const { return std::uint64_t(d) * slot(); }
     AGPU_HOST_DEVICE std::uint64_t keys_at() const { return 0; }
     AGPU_HOST_DEVICE std::uint64_t vals_at() const { return align16(slots() * sizeof(K)); }
     AGPU_HOST_DEVICE std::uint64_t sides_at() const { return vals_at() + (Pairs ? align16(slots() * sizeof(V)) : 0); }
@@ -179,8 +182,8 @@ AGPU_DEVICE void leaf_stage(const heap_view<K, V, Pairs>& h, const leaf_read<K, 
         const unsigned j0 = t - kl::lane_id() + q * threads;
         if (j0 >= lead + lr.count) continue;
         const unsigned j = kl::min(kl::max(j0 + kl::lane_id(), lead), lead + lr.count - 1) - lead;
-        h.keys.store(j, lr.keys[q]);
-        if constexpr (Pairs) h.vals.store(j, lr.vals[q]);
+        h.keys.store(padded(j), lr.keys[q]);
+        if constexpr (Pairs) h.vals.store(padded(j), lr.vals[q]);
     }
     kl::sync_threads();
 }
@@ -204,26 +207,30 @@ template <class K, class V, bool Pairs>
 AGPU_DEVICE move_result heap_move(const heap_view<K, V, Pairs>& h, const leaf_read<K, V, Pairs>& lr, unsigned i,
                                   held at_i, unsigned c, held at_c, bool path_end) {
     const unsigned t = kl::thread_rank(), threads = kl::block_dim().x;
-    const unsigned slot = 2 * h.chunk;
-    const unsigned have = at_i.count, a_at = i * slot + at_i.head;
-    unsigned m = 0, b_at = 0;
+    const unsigned slot = padded(2 * h.chunk);
+    // Element x of node i's buffer, of c's (a leaf: of the staging slot 0), and of i's new buffer.
+    const unsigned have = at_i.count, a_at = i * slot, a_head = at_i.head;
+    unsigned m = 0, b_at = 0, b_head = 0;
     if (c >= h.d) {
         m = lr.count;
         leaf_stage(h, lr);
     } else {
         m = kl::min(h.chunk, at_c.count);
-        b_at = c * slot + at_c.head;
+        b_at = c * slot;
+        b_head = at_c.head;
     }
-    const K last = h.keys.load(b_at + m - 1);
+    auto a_index = [&](unsigned x) { return a_at + padded(a_head + x); };
+    auto b_index = [&](unsigned y) { return b_at + padded(b_head + y); };
+    const K last = h.keys.load(b_index(m - 1));
     const unsigned side = c & 1u;
     // This thread's outputs [begin, stop) of the merged have + m: its start on
     // the merge path, then the outputs in registers.
     const unsigned total = have + m, per = (total + threads - 1) / threads;
     const unsigned begin = kl::min(t * per, total), stop = kl::min(begin + per, total);
     auto load_a = [&](unsigned x) {
-        return sided_key<K>{h.keys.load(a_at + x), Pairs ? unsigned(h.sides.load(a_at + x)) : 0u};
+        return sided_key<K>{h.keys.load(a_index(x)), Pairs ? unsigned(h.sides.load(a_index(x))) : 0u};
     };
-    auto load_b = [&](unsigned y) { return h.keys.load(b_at + y); };
+    auto load_b = [&](unsigned y) { return h.keys.load(b_index(y)); };
     const unsigned a = co_rank(begin, have, m, [&](unsigned y, unsigned x) {
         const sided_key<K> e = load_a(x);
         return incoming_before<K, Pairs>(load_b(y), side, e.key, e.side);
@@ -238,7 +245,7 @@ AGPU_DEVICE move_result heap_move(const heap_view<K, V, Pairs>& h, const leaf_re
                      if constexpr (incoming) rk[q] = e;
                      else rk[q] = e.key;
                      if constexpr (Pairs) {
-                         rv[q] = h.vals.load((from_b ? b_at : a_at) + at);
+                         rv[q] = h.vals.load(from_b ? b_index(at) : a_index(at));
                          if constexpr (incoming) rs[q] = static_cast<unsigned char>(side);
                          else rs[q] = static_cast<unsigned char>(e.side);
                      }
@@ -248,10 +255,11 @@ AGPU_DEVICE move_result heap_move(const heap_view<K, V, Pairs>& h, const leaf_re
     kl::sync_threads();
     for (unsigned q = 0; q < sort_policy::max_items; ++q) {
         if (begin + q >= stop) continue;
-        h.keys.store(i * slot + begin + q, rk[q]);
+        const unsigned at = a_at + padded(begin + q);
+        h.keys.store(at, rk[q]);
         if constexpr (Pairs) {
-            h.vals.store(i * slot + begin + q, rv[q]);
-            h.sides.store(i * slot + begin + q, rs[q]);
+            h.vals.store(at, rv[q]);
+            h.sides.store(at, rs[q]);
         }
     }
     // The new state: every lane computed it; the first stores it.
@@ -333,7 +341,7 @@ AGPU_KERNEL void multiway_merge(kl::gspan<const K> in_keys, kl::gspan<const V> i
     const unsigned t = kl::thread_rank(), threads = kl::block_dim().x;
     const heap_view<K, V, Pairs> h(heap_layout<K, V, Pairs>{s.d, s.chunk});
     const std::uint64_t group = kl::block_idx().x / s.parts, part = kl::block_idx().x % s.parts;
-    const unsigned d = s.d, slot = 2 * s.chunk;
+    const unsigned d = s.d, slot = padded(2 * s.chunk);
     for (unsigned r = t; r < d; r += threads) {
         std::uint64_t lo = run_start(s, group, r), hi = run_start(s, group, r + 1);
         if (s.parts > 1) {
@@ -367,14 +375,15 @@ AGPU_KERNEL void multiway_merge(kl::gspan<const K> in_keys, kl::gspan<const V> i
     }
     held root{h.count.load(1), h.head.load(1)};
     while (root.count > 0) {
-        const unsigned at = slot + root.head, m = kl::min(s.chunk, root.count);
+        const unsigned m = kl::min(s.chunk, root.count);
         // Whole warps over b-aligned positions, as the leaves read (lanes
         // outside the move store the nearest element's value again).
         const unsigned lead = unsigned(out % kl::warp_size());
         for (unsigned j0 = t - kl::lane_id(); j0 < lead + m; j0 += threads) {
             const unsigned j = kl::min(kl::max(j0 + kl::lane_id(), lead), lead + m - 1) - lead;
-            out_keys.store(out + j, h.keys.load(at + j));
-            if constexpr (Pairs) out_vals.store(out + j, h.vals.load(at + j));
+            const unsigned at = slot + padded(root.head + j);
+            out_keys.store(out + j, h.keys.load(at));
+            if constexpr (Pairs) out_vals.store(out + j, h.vals.load(at));
         }
         out += m;
         root = heap_refill(h, in_keys, in_vals, 1, held{root.count - m, root.head + m});

@@ -15,7 +15,7 @@
 //     elements every time but the last, see multiway.cuh), all at the same
 //     offsets whatever the keys.
 // Bounded (sort_bounds): with split ranges (parts > 1) the ranges start where
-// the pivots fall and select_splits' binary searches go where the keys say:
+// the pivots fall and split_search's binary searches go where the keys say:
 // global sectors and blocks lie between what the elements need when perfectly
 // aligned and one extra sector per warp-instruction on the most instructions
 // the ranges can take.
@@ -48,7 +48,7 @@ std::string bytes_rule(std::uint64_t bytes, const machine& m) {
 }  // namespace
 
 std::uint64_t heap_bytes(std::uint64_t d, std::uint64_t chunk, std::uint64_t kb, std::uint64_t vb, bool pairs) {
-    const std::uint64_t slots = d * 2 * chunk;
+    const std::uint64_t slots = d * (2 * chunk + 2 * chunk / 32);  // one word of padding per 32 (multiway.cuh)
     std::uint64_t at = align16(slots * kb);
     if (pairs) at += align16(slots * vb) + align16(slots);
     at += 2 * align16(16 * d);           // pos, end
@@ -368,9 +368,10 @@ namespace {
 
 AGPU_REGISTER_CLOSED_FORM({"sort/multiway",
                            "block_sort of ceil(n/tile) tiles, then ceil(log_d(n/tile)) merge passes (d the largest "
-                           "power of two with a heap of 2·chunk·d elements in M): per pass one launch of groups·P "
-                           "blocks (P = 1 while groups >= k) and, when P > 1, select_splits; each pass reads and writes "
-                           "every element once in chunk-element coalesced moves: I/O about (1 + ceil(log_d(n/tile)))·"
+                           "power of two with a heap of 2·chunk·d elements in M/16: one heap per warp, 16 per MP): per "
+                           "pass one launch of groups·P heaps (P = 1 while groups >= 4x the heaps the MPs hold at "
+                           "once) and, when P > 1, select_pivots and split_search; each pass reads and writes every "
+                           "element once in chunk-element coalesced moves: I/O about (1 + ceil(log_d(n/tile)))·"
                            "2·n·s/(4b) blocks, Theta((n/b) log_{M/b}(n/b)); exact: launches, blocks, threads, shared "
                            "words, and the global counters when P = 1",
                            sort_costs::multiway});
