@@ -56,7 +56,6 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
 #include "sort/sort_common.cuh"
 
@@ -227,27 +226,26 @@ AGPU_DEVICE move_result heap_move(const heap_view<K, V, Pairs>& h, const leaf_re
     // the merge path, then the outputs in registers.
     const unsigned total = have + m, per = (total + threads - 1) / threads;
     const unsigned begin = kl::min(t * per, total), stop = kl::min(begin + per, total);
-    auto load_a = [&](unsigned x) {
-        return sided_key<K>{h.keys.load(a_index(x)), Pairs ? unsigned(h.sides.load(a_index(x))) : 0u};
+    // An element as the merge compares it: B's carry c's side.
+    auto load = [&](bool from_b, unsigned at) {
+        return sided_key<K>{h.keys.load(at), Pairs ? unsigned(h.sides.load_if(!from_b, at, static_cast<unsigned char>(side))) : 0u};
     };
-    auto load_b = [&](unsigned y) { return h.keys.load(b_index(y)); };
     const unsigned a = co_rank(begin, have, m, [&](unsigned y, unsigned x) {
-        const sided_key<K> e = load_a(x);
-        return incoming_before<K, Pairs>(load_b(y), side, e.key, e.side);
+        const sided_key<K> e = load(false, a_index(x));
+        return incoming_before<K, Pairs>(h.keys.load(b_index(y)), side, e.key, e.side);
     });
     K rk[sort_policy::max_items];
     V rv[sort_policy::max_items];
     unsigned char rs[sort_policy::max_items];
-    serial_merge(a, begin - a, have, m, stop - begin, load_a, load_b,
-                 [&](K y, const sided_key<K>& x) { return incoming_before<K, Pairs>(y, side, x.key, x.side); },
-                 [&](unsigned q, bool from_b, unsigned at, const auto& e) {
-                     constexpr bool incoming = std::is_same_v<std::decay_t<decltype(e)>, K>;
-                     if constexpr (incoming) rk[q] = e;
-                     else rk[q] = e.key;
+    serial_merge(a, begin - a, have, m, stop - begin, a_index, b_index, load,
+                 [&](const sided_key<K>& y, const sided_key<K>& x) {
+                     return incoming_before<K, Pairs>(y.key, y.side, x.key, x.side);
+                 },
+                 [&](unsigned q, bool from_b, unsigned at, const sided_key<K>& e) {
+                     rk[q] = e.key;
                      if constexpr (Pairs) {
                          rv[q] = h.vals.load(from_b ? b_index(at) : a_index(at));
-                         if constexpr (incoming) rs[q] = static_cast<unsigned char>(side);
-                         else rs[q] = static_cast<unsigned char>(e.side);
+                         rs[q] = static_cast<unsigned char>(e.side);
                      }
                      (void)from_b;
                      (void)at;
@@ -397,7 +395,8 @@ AGPU_HOST_DEVICE std::uint64_t splits_shared_bytes(unsigned samples) {
 }
 
 // Distribution, first step: one block per group sorts `per_run` evenly spaced
-// samples of each of its runs on chip by (key, run, position) and takes P - 1
+// samples of each of its runs on chip by (key, run, position) (bitonic merges
+// of the runs' samples, which are in order already) and takes P - 1
 // of them, evenly spaced, as pivots: pivot q (1..P-1) of group g is
 // pivots[g(P - 1) + q - 1], with tags[...] = run·per_run + sample.
 template <class K>
@@ -415,7 +414,8 @@ AGPU_KERNEL void select_pivots(kl::gspan<const K> keys, kl::gspan<K> pivots, kl:
         sk.store(x, len > 0 ? keys.load(lo + j * len / per_run) : K{});
         st.store(x, len > 0 ? x : samples + x);  // an empty run's samples are absent
     }
-    bitonic_sort_shared(sk, st, samples, samples);
+    // A run's samples are in (key, position) order already: only the merges.
+    bitonic_sort_shared(sk, st, samples, samples, per_run);
     // Runs with elements come first in the group, each with per_run samples.
     const std::uint64_t first = run_start(s, g, 0);
     const unsigned nonempty = unsigned(kl::min<std::uint64_t>(d, (s.n - first + s.run_len - 1) / s.run_len));

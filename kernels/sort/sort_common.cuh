@@ -81,27 +81,28 @@ AGPU_DEVICE unsigned co_rank(unsigned diag, unsigned a_len, unsigned b_len, BFir
 }
 
 // `count` (at most sort_policy::max_items) outputs of that merge from (a, b)
-// on, in registers: load_a(i) / load_b(j) fetch an element (one load each per
-// output), b_first(y, x) says B's y goes before A's x, and emit(q, from_b,
-// index, element) takes output q. The loop's trip count is a constant, so the
+// on, in registers: index_a(i) / index_b(j) give where A's and B's elements
+// lie, load(from_b, index) fetches one, b_first(y, x) says B's y goes before
+// A's x, and emit(q, from_b, index, element) takes output q. One load per
+// output, from whichever side moved (a side past its end re-reads its last
+// element, never taken), so a warp issues one load instruction per step
+// whatever its lanes chose; the loop's trip count is a constant, so the
 // outputs' registers are indexed statically.
-template <class LoadA, class LoadB, class BFirst, class Emit>
-AGPU_DEVICE void serial_merge(unsigned a, unsigned b, unsigned a_len, unsigned b_len, unsigned count, LoadA load_a,
-                              LoadB load_b, BFirst b_first, Emit emit) {
-    decltype(load_a(0u)) xa{};
-    decltype(load_b(0u)) xb{};
-    if (count > 0 && a < a_len) xa = load_a(a);
-    if (count > 0 && b < b_len) xb = load_b(b);
+template <class IndexA, class IndexB, class Load, class BFirst, class Emit>
+AGPU_DEVICE void serial_merge(unsigned a, unsigned b, unsigned a_len, unsigned b_len, unsigned count, IndexA index_a,
+                              IndexB index_b, Load load, BFirst b_first, Emit emit) {
+    if (count == 0) return;
+    auto xa = load(false, index_a(kl::min(a, a_len - 1))), xb = load(true, index_b(kl::min(b, b_len - 1)));
     for (unsigned q = 0; q < sort_policy::max_items; ++q) {
-        if (q >= count) continue;
+        if (q >= count) break;
         kl::compute(1);
-        if (a >= a_len || (b < b_len && b_first(xb, xa))) {
-            emit(q, true, b, xb);
-            if (++b < b_len && q + 1 < count) xb = load_b(b);
-        } else {
-            emit(q, false, a, xa);
-            if (++a < a_len && q + 1 < count) xa = load_a(a);
-        }
+        const bool from_b = b < b_len && (a >= a_len || b_first(xb, xa));
+        emit(q, from_b, from_b ? b : a, from_b ? xb : xa);
+        if (from_b) ++b;
+        else ++a;
+        const auto x = load(from_b, from_b ? index_b(kl::min(b, b_len - 1)) : index_a(kl::min(a, a_len - 1)));
+        if (from_b) xb = x;
+        else xa = x;
     }
 }
 
@@ -135,12 +136,15 @@ AGPU_DEVICE void compare_exchange(kl::sspan<K> keys, kl::sspan<unsigned> tags, u
 // The lower index of pair p in a step of distance j (a power of two): bit j cleared in.
 AGPU_HOST_DEVICE std::uint64_t pair_low(std::uint64_t p, std::uint64_t j) { return ((p & ~(j - 1)) << 1) | (p & (j - 1)); }
 
-// Sorts (keys, tags)[0, size) by tagged_before; size a power of two. Every
-// thread of the block calls it; barriers before every step and at the end.
+// Sorts (keys, tags)[0, size) by tagged_before; size a power of two, and
+// every aligned `sorted` elements (a power of two) already in order, so the
+// stages start at 2·sorted. Every thread of the block calls it; barriers
+// before every step and at the end.
 template <class K>
-AGPU_DEVICE void bitonic_sort_shared(kl::sspan<K> keys, kl::sspan<unsigned> tags, unsigned size, unsigned absent_from) {
+AGPU_DEVICE void bitonic_sort_shared(kl::sspan<K> keys, kl::sspan<unsigned> tags, unsigned size, unsigned absent_from,
+                                     unsigned sorted = 1) {
     const unsigned t = kl::thread_rank(), threads = kl::block_dim().x;
-    for (unsigned k = 2; k <= size; k <<= 1)
+    for (unsigned k = 2 * sorted; k <= size; k <<= 1)
         for (unsigned j = k >> 1; j > 0; j >>= 1) {
             kl::sync_threads();
             for (unsigned p = t; p < size / 2; p += threads) {
@@ -235,16 +239,15 @@ AGPU_KERNEL void block_sort(kl::gspan<const K> in_keys, kl::gspan<const V> in_va
         }
         kl::sync_threads();
         const unsigned first = t * items / (2 * width) * (2 * width), diag = t * items - first;
-        auto load_a = [&](unsigned i) {
-            return tagged_key<K>{keys.load(padded(first + i)), Pairs ? tags.load(padded(first + i)) : 0u};
-        };
-        auto load_b = [&](unsigned j) {
-            return tagged_key<K>{keys.load(padded(first + width + j)), Pairs ? tags.load(padded(first + width + j)) : 0u};
+        auto index_a = [&](unsigned i) { return padded(first + i); };
+        auto index_b = [&](unsigned j) { return padded(first + width + j); };
+        auto load = [&](bool, unsigned at) {
+            return tagged_key<K>{keys.load(at), Pairs ? tags.load(at) : 0u};
         };
         const unsigned a = co_rank(diag, width, width, [&](unsigned j, unsigned i) {
-            return key_order<K>::less(keys.load(padded(first + width + j)), keys.load(padded(first + i)));
+            return key_order<K>::less(keys.load(index_b(j)), keys.load(index_a(i)));
         });
-        serial_merge(a, diag - a, width, width, items, load_a, load_b,
+        serial_merge(a, diag - a, width, width, items, index_a, index_b, load,
                      [](const tagged_key<K>& y, const tagged_key<K>& x) { return key_order<K>::less(y.key, x.key); },
                      [&](unsigned q, bool, unsigned, const tagged_key<K>& e) {
                          rk[q] = e.key;
