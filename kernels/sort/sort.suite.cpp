@@ -87,7 +87,7 @@ AGPU_REGISTER_SUITE({"sort-bench",
                        std::uint64_t(1) << 26,
                        "sort/multiway moves at most half the global load + store sectors of cub::DeviceMergeSort"}}});
 
-// `sort-tune`: sort/multiway's shape at 2^26 u32 keys (chunk, tile, d), to
+// `sort-tune`: sort/multiway's shape at 2^26 u32 keys (chunk, tile, d, warps), to
 // choose the defaults on a GPU: time only.
 //   agpu validate --suite sort-tune --no-counters --out DIR && agpu bench --data DIR
 std::vector<suite_entry> tune_entries() {
@@ -97,6 +97,12 @@ std::vector<suite_entry> tune_entries() {
             for (const char* d : {"8", "16", "32"})
                 e.push_back(entry("sort/multiway", {"type=u32", "values=0", std::string("chunk=") + chunk,
                                                     std::string("tile=") + tile, std::string("d=") + d}));
+    // Several warps per heap: shorter chains per move, more warps per SM.
+    for (const char* chunk : {"128", "256"})
+        for (const char* d : {"8", "16"})
+            for (const char* warps : {"2", "4"})
+                e.push_back(entry("sort/multiway", {"type=u32", "values=0", std::string("chunk=") + chunk, "tile=4096",
+                                                    std::string("d=") + d, std::string("warps=") + warps}));
     e.push_back(entry("baseline/cub-merge-sort", {"type=u32"}));
     return e;
 }

@@ -51,6 +51,9 @@ inline std::vector<model::param_spec> merge_params(bool with_d) {
         p.push_back({"d", "runs merged at once (a power of two; auto: the largest whose heap of 2·chunk·d elements fits "
                           "in M/16, so that an MP holds 16 heaps at once; at most 256)",
                      "auto", {"auto", "2", "4", "8", "16", "32", "64", "128", "256"}, 0, 0});
+    p.push_back({"warps", "warps per heap (a merge block of warps·32 threads on the GPU): more warps share a move's "
+                          "search and merge, so its chain of dependent shared loads is shorter",
+                 "1", {"1", "2", "4", "8"}, 0, 0});
     p.push_back({"parts", "output ranges per group in a merge pass (0: 1 while groups >= 4x the heaps the MPs hold at "
                           "once, else enough for that many blocks, at most run length / (8·chunk); 1: never split)",
                  "0", {}, 0, 65536});
@@ -114,7 +117,7 @@ sorted_spans<K, V> merge_sort(Exec& ex, kl::gspan<const K> keys, kl::gspan<const
                       kl::gspan<const std::uint32_t>(pivot_tags), splits, s, static_cast<unsigned>(ps.per_run), searches);
         }
         ex.launch("multiway_merge", multiway_merge<K, V, Pairs>, {static_cast<unsigned>(ps.groups * ps.parts)},
-                  {static_cast<unsigned>(plan_ns::merge_threads(ex.machine()))}, ps.heap_bytes, kl::gspan<const K>(a.keys), kl::gspan<const V>(a.vals),
+                  {static_cast<unsigned>(plan_ns::merge_threads(ex.machine(), shape.warps))}, ps.heap_bytes, kl::gspan<const K>(a.keys), kl::gspan<const V>(a.vals),
                   b.keys, b.vals, kl::gspan<const std::uint64_t>(splits), s);
         std::swap(a, b);
     }

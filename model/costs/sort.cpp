@@ -76,7 +76,10 @@ sort_shape shape_of(const std::string& key, const param_values& p) {
     } else {
         s.d = 2;
     }
-    if (key != "sort/bitonic") s.parts = static_cast<std::uint64_t>(p.integer("parts"));
+    if (key != "sort/bitonic") {
+        s.parts = static_cast<std::uint64_t>(p.integer("parts"));
+        s.warps = std::stoull(p.text("warps"));
+    }
     return s;
 }
 
@@ -110,7 +113,9 @@ plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s) {
         ps.runs = runs;
         ps.groups = ceil_div(runs, ps.d);
         ps.heap_bytes = heap_bytes(ps.d, s.chunk, s.key_bytes, s.value_bytes, s.pairs);
-        ps.resident = k * std::clamp<std::uint64_t>(m.shared_bytes() / ps.heap_bytes, 1, max_blocks_per_mp);
+        ps.resident = k * std::clamp<std::uint64_t>(m.shared_bytes() / ps.heap_bytes, 1,
+                                                    std::min(max_blocks_per_mp,
+                                                             max_threads_per_mp / merge_threads(m, s.warps)));
         if (s.parts > 0) ps.parts = s.parts;
         else if (ps.groups >= waves * ps.resident) ps.parts = 1;
         // Enough ranges for waves·resident blocks, but no more than L/(range_chunks·C) (sort_plan.hpp).
@@ -224,7 +229,7 @@ partial_counts merge_sort_costs(const machine& m, std::uint64_t n, const param_v
             add_launch(c, m, ps.groups, ps.splits_bytes);                               // select_pivots
             add_launch(c, m, ceil_div(ps.groups * (ps.parts + 1) * ps.d, threads), 0);  // split_search
         }
-        add_launch(c, m, ps.groups * ps.parts, ps.heap_bytes, merge_threads(m));
+        add_launch(c, m, ps.groups * ps.parts, ps.heap_bytes, merge_threads(m, s.warps));
         if (!exact) continue;
         // Leaves: every run from its start in chunks; roots: every group from its start in chunks.
         const std::uint64_t full_runs = n / ps.run_len, last_run = n % ps.run_len;

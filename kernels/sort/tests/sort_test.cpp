@@ -87,6 +87,11 @@ TEST(SortCorrect, MultiwayShapes) {
     for (const char* chunk : {"32", "128", "256"})
         for (const char* dev : {"h100", "h100-b64"})
             expect_sorted(dev, "sort/multiway", 9001, {"values=1", "tile=512", std::string("chunk=") + chunk, "d=4"});
+    // Several warps per heap (a move's outputs shared by more lanes; a leaf's read by more warps).
+    for (const char* warps : {"2", "8"})
+        for (const char* dev : {"h100", "geforce-gtx280"})
+            expect_sorted(dev, "sort/multiway", 7001,
+                          {"type=float", "values=1", "tile=256", "chunk=64", "d=8", std::string("warps=") + warps});
     // Every tile size of block_sort (1 to 16 elements per thread), keys and pairs.
     for (const char* tile : {"256", "512", "1024", "2048", "4096"})
         for (const char* values : {"0", "1"})
@@ -149,7 +154,7 @@ TEST(SortClosedForm, MatchesTheSimulator) {
                 for (const char* values : {"0", "1"}) {
                     expect_counts_match(dev, "sort/multiway", n,
                                         {"type=u64", std::string("values=") + values, "tile=256", "chunk=64", "d=4",
-                                         std::string("parts=") + parts});
+                                         std::string("parts=") + parts, std::string("warps=") + (parts[0] == '1' ? "1" : "2")});
                     expect_counts_match(dev, "sort/pairwise", n,
                                         {std::string("values=") + values, "tile=256", "chunk=128",
                                          std::string("parts=") + parts, "input=few"});
@@ -202,8 +207,10 @@ TEST(SortPlan, DFromMAndPhases) {
     EXPECT_GE(first.groups, plan::waves * first.resident);
     EXPECT_EQ(pl.passes.back().groups, 1u);
     EXPECT_EQ(pl.passes.back().parts, plan::waves * first.resident);
-    EXPECT_EQ(plan::merge_threads(h100), 32u);
-    EXPECT_EQ(plan::merge_threads(device("h100-b64").agpu), 64u);
+    EXPECT_EQ(plan::merge_threads(h100, 1), 32u);
+    EXPECT_EQ(plan::merge_threads(h100, 4), 128u);
+    EXPECT_EQ(plan::merge_threads(device("h100-b64").agpu, 2), 128u);
+    EXPECT_EQ(plan::merge_threads(device("geforce-gtx280").agpu, 1), 32u);
 }
 
 TEST(SortParams, BadValuesAreTypedErrors) {
