@@ -229,8 +229,10 @@ AGPU_KERNEL void block_sort(kl::gspan<const K> in_keys, kl::gspan<const V> in_va
                 rt[q + 1] = g;
             }
         }
-    // Rounds: runs of `width` elements merged pairwise, each thread taking E outputs.
-    for (unsigned width = items; width < tile; width *= 2) {
+    // Rounds: runs of `width` elements merged pairwise, each thread taking E
+    // outputs; the registers go to shared memory before each round and after
+    // the last.
+    for (unsigned width = items;; width *= 2) {
         kl::sync_threads();
         for (unsigned q = 0; q < sort_policy::max_items; ++q) {
             if (q >= items) continue;
@@ -238,6 +240,7 @@ AGPU_KERNEL void block_sort(kl::gspan<const K> in_keys, kl::gspan<const V> in_va
             if constexpr (Pairs) tags.store(padded(t * items + q), rt[q]);
         }
         kl::sync_threads();
+        if (width >= tile) break;
         const unsigned first = t * items / (2 * width) * (2 * width), diag = t * items - first;
         auto index_a = [&](unsigned i) { return padded(first + i); };
         auto index_b = [&](unsigned j) { return padded(first + width + j); };
@@ -254,13 +257,6 @@ AGPU_KERNEL void block_sort(kl::gspan<const K> in_keys, kl::gspan<const V> in_va
                          rt[q] = e.tag;
                      });
     }
-    kl::sync_threads();
-    for (unsigned q = 0; q < sort_policy::max_items; ++q) {
-        if (q >= items) continue;
-        keys.store(padded(t * items + q), rk[q]);
-        if constexpr (Pairs) tags.store(padded(t * items + q), rt[q]);
-    }
-    kl::sync_threads();
     for (unsigned i = t; i < valid; i += threads) out_keys.store(base + i, keys.load(padded(i)));
     if constexpr (Pairs) {
         const kl::sspan<V> vals = kl::dynamic_shared<V>().subspan(vals_at / sizeof(V), tile);
