@@ -45,14 +45,17 @@ inline std::vector<model::param_spec> common_params(bool values) {
 
 inline std::vector<model::param_spec> merge_params(bool with_d) {
     auto p = common_params(true);
-    p.push_back({"chunk", "C: elements per heap move (a leaf's coalesced read, the root's write); 2C/256 <= 8", "256",
-                 {"64", "128", "256", "512", "1024"}, 0, 0});
+    p.push_back({"chunk", "C: elements per heap move (a leaf's coalesced read, the root's write); one warp merges 2C",
+                 "128", {"32", "64", "128", "256"}, 0, 0});
     if (with_d)
         p.push_back({"d", "runs merged at once (a power of two; auto: the largest whose heap of 2·chunk·d elements fits "
-                          "in M, at most 256)",
+                          "in M/16, so that an MP holds 16 heaps at once; at most 256)",
                      "auto", {"auto", "2", "4", "8", "16", "32", "64", "128", "256"}, 0, 0});
-    p.push_back({"parts", "output ranges per group in a merge pass (0: 1 while groups >= k MPs, else enough for 2k "
-                          "blocks, at most run length / chunk; 1: never split)",
+    p.push_back({"warps", "warps per heap (a merge block of warps·32 threads on the GPU): more warps share a move's "
+                          "search and merge, so its chain of dependent shared loads is shorter",
+                 "1", {"1", "2", "4", "8"}, 0, 0});
+    p.push_back({"parts", "output ranges per group in a merge pass (0: 1 while groups >= 4x the heaps the MPs hold at "
+                          "once, else enough for that many blocks, at most run length / (8·chunk); 1: never split)",
                  "0", {}, 0, 65536});
     return p;
 }
@@ -103,13 +106,19 @@ sorted_spans<K, V> merge_sort(Exec& ex, kl::gspan<const K> keys, kl::gspan<const
                             static_cast<unsigned>(ps.parts)};
         kl::gspan<std::uint64_t> splits{};
         if (ps.parts > 1) {
-            splits = ex.template alloc<std::uint64_t>(ps.groups * (ps.parts + 1) * ps.d);
-            ex.launch("select_splits", select_splits<K>, {static_cast<unsigned>(ps.groups)}, {threads}, ps.splits_bytes,
-                      kl::gspan<const K>(a.keys), splits, s, static_cast<unsigned>(ps.per_run));
+            const std::uint64_t pivots = ps.groups * (ps.parts - 1), searches = ps.groups * (ps.parts + 1) * ps.d;
+            auto pivot_keys = ex.template alloc<K>(pivots);
+            auto pivot_tags = ex.template alloc<std::uint32_t>(pivots);
+            splits = ex.template alloc<std::uint64_t>(searches);
+            ex.launch("select_pivots", select_pivots<K>, {static_cast<unsigned>(ps.groups)}, {threads}, ps.splits_bytes,
+                      kl::gspan<const K>(a.keys), pivot_keys, pivot_tags, s, static_cast<unsigned>(ps.per_run));
+            ex.launch("split_search", split_search<K>, {blocks_for(searches, threads)}, {threads}, 0,
+                      kl::gspan<const K>(a.keys), kl::gspan<const K>(pivot_keys),
+                      kl::gspan<const std::uint32_t>(pivot_tags), splits, s, static_cast<unsigned>(ps.per_run), searches);
         }
         ex.launch("multiway_merge", multiway_merge<K, V, Pairs>, {static_cast<unsigned>(ps.groups * ps.parts)},
-                  {threads}, ps.heap_bytes, kl::gspan<const K>(a.keys), kl::gspan<const V>(a.vals), b.keys, b.vals,
-                  kl::gspan<const std::uint64_t>(splits), s);
+                  {static_cast<unsigned>(plan_ns::merge_threads(ex.machine(), shape.warps))}, ps.heap_bytes, kl::gspan<const K>(a.keys), kl::gspan<const V>(a.vals),
+                  b.keys, b.vals, kl::gspan<const std::uint64_t>(splits), s);
         std::swap(a, b);
     }
     return a;

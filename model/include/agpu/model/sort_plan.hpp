@@ -14,21 +14,45 @@
 
 namespace agpu::model::sort_plan {
 
-// Threads of every sort kernel's block (kernels/sort/sort_common.cuh's sort_policy).
+// Threads of every sort kernel's block but the merge's (kernels/sort/sort_common.cuh's sort_policy).
 inline constexpr std::uint64_t threads = 256;
+// Threads of a merge block (one heap): `warps` warps of 32 threads on the GPU
+// (on a machine of b = 16 twice as many warps, so that a move's 2C outputs
+// stay within sort_policy::max_items per thread; on b = 64 warps of 64, so
+// that a leaf's read and the root's write take whole warps over b-aligned
+// blocks as on the GPU).
+inline std::uint64_t merge_threads(const machine& m, std::uint64_t warps) { return (m.b > 32 ? m.b : 32) * warps; }
+// Heaps an MP should hold at once (one warp each) so that their latency chains
+// (dependent shared loads, a leaf's global read) overlap: d = auto takes the
+// largest d whose heap fits in M/heaps_per_mp, i.e. the AGPU heap condition
+// 2C(d - 1) <= M read with M/heaps_per_mp words per heap.
+inline constexpr std::uint64_t heaps_per_mp = 16;
+// At most this many blocks and threads are resident on an SM (sm_90; 32
+// blocks since sm_50): caps the heaps an MP holds whatever their size.
+inline constexpr std::uint64_t max_blocks_per_mp = 32, max_threads_per_mp = 2048;
+// A split merge pass launches about waves·(resident heaps) ranges, so a range
+// that ends early is followed by another and the pass has no long tail.
+inline constexpr std::uint64_t waves = 4;
+// ... but no more ranges than L/(range_chunks·C): a range then takes about
+// range_chunks chunks of every run, so its pivot searches (log2 L probes per
+// run) and its partial first and last moves stay small beside its data.
+inline constexpr std::uint64_t range_chunks = 8;
 
 struct sort_shape {
     std::string key;  // the algorithm: sort/multiway, sort/pairwise or sort/bitonic
     std::uint64_t key_bytes = 4, value_bytes = 4;
     bool pairs = false;
-    std::uint64_t tile = 1024, chunk = 256;
-    std::uint64_t d = 0;      // 0: the largest power of two whose heap fits in M
-    std::uint64_t parts = 0;  // 0: 1 while groups >= k, else enough to fill 2k blocks
+    std::uint64_t tile = 1024, chunk = 128;
+    std::uint64_t d = 0;      // 0: the largest power of two whose heap fits in M/heaps_per_mp
+    std::uint64_t warps = 1;  // warps per heap (a merge block of merge_threads)
+    std::uint64_t parts = 0;  // 0: 1 while groups >= waves·(resident heaps), else enough for that many blocks (at
+                              // most L/(range_chunks·chunk))
 };
 
 struct merge_pass {
     std::uint64_t d = 2, run_len = 0, runs = 0, groups = 0, parts = 1;
-    std::uint64_t per_run = 0;  // samples per run of select_splits (parts > 1)
+    std::uint64_t resident = 0;  // heaps held at once by the k MPs: k·min(max_blocks_per_mp, threads cap, M/heap)
+    std::uint64_t per_run = 0;  // samples per run of select_pivots (parts > 1)
     std::uint64_t heap_bytes = 0, splits_bytes = 0;
 };
 
