@@ -43,11 +43,6 @@
 
 #include <boost/context/fiber.hpp>
 
-// Under AddressSanitizer (the asan preset) a fiber stack reused for the next
-// block keeps the shadow of the frames its last fiber left (Debian's Boost is
-// built without ASan's fiber-switch annotations), which ASan then reports as
-// stack-buffer-overflows that are not there: each stack is unpoisoned before
-// it is reused.
 #if defined(__SANITIZE_ADDRESS__)
 #define AGPU_ASAN 1
 #elif defined(__has_feature)
@@ -57,6 +52,7 @@
 #endif
 #ifdef AGPU_ASAN
 #include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
 #endif
 
 #include "agpu/sim/executor.hpp"
@@ -91,6 +87,44 @@ struct record {
 };
 
 enum class thread_state : std::uint8_t { runnable, yielded, at_barrier, at_collective, finished };
+
+// AddressSanitizer and the fibers. ASan keeps one stack per host thread; it
+// follows a switch to a fiber only when told, on both sides: the side that
+// leaves calls leaving_stack (naming the stack it goes to), the side that
+// arrives calls arrived_on_stack. Boost.Context as Debian builds it (fcontext)
+// does not, so the engine does, at every switch it makes: the scheduler
+// resuming a fiber, a fiber starting, yielding and ending. Without this a
+// kernel error thrown in a fiber makes ASan unpoison the wrong stack and
+// report the frames it unwinds (google/sanitizers#189). Without ASan these
+// are empty.
+struct stack_span {
+    const void* bottom = nullptr;
+    std::size_t size = 0;
+};
+
+// fake_stack: where ASan keeps the leaving side's fake frames (nullptr: the
+// leaving fiber ends, and they are freed).
+void leaving_stack([[maybe_unused]] void** fake_stack, [[maybe_unused]] stack_span to) {
+#ifdef AGPU_ASAN
+    __sanitizer_start_switch_fiber(fake_stack, to.bottom, to.size);
+#endif
+}
+
+// from: if not null, receives the stack that was left.
+void arrived_on_stack([[maybe_unused]] void* fake_stack, [[maybe_unused]] stack_span* from) {
+#ifdef AGPU_ASAN
+    __sanitizer_finish_switch_fiber(fake_stack, from ? &from->bottom : nullptr, from ? &from->size : nullptr);
+#endif
+}
+
+// A fiber stack's shadow cleared: frames that never returned (Boost's
+// fiber_entry) leave their redzones poisoned for the stack's next fiber or
+// for the next mapping at its address.
+void unpoison_stack([[maybe_unused]] void* bottom, [[maybe_unused]] std::size_t bytes) {
+#ifdef AGPU_ASAN
+    __asan_unpoison_memory_region(bottom, bytes);
+#endif
+}
 
 std::uint64_t site_key(const std::source_location& l) {
     // file_name() is one string literal per translation unit: its address,
@@ -170,6 +204,10 @@ struct sim_thread {
     thread_state state = thread_state::runnable;
     ctx::fiber fiber;   // the thread's own context while suspended
     ctx::fiber caller;  // the scheduler's context while the thread runs
+    stack_span stack;          // the fiber's stack
+    stack_span caller_stack;   // the scheduler's, as ASan saw it when the fiber arrived
+    void* fake_stack = nullptr;  // ASan's fake frames of the fiber while it is suspended
+    bool abandoned = false;      // the block failed: unwind at the next resume
     std::vector<record> log;
     site_counter sites;
     std::size_t static_shared_next = 0;
@@ -189,9 +227,7 @@ public:
     explicit stack_pool(std::size_t bytes) : m_bytes(round_up(bytes)) {}
     ~stack_pool() {
         for (void* p : m_stacks) {
-#ifdef AGPU_ASAN
-            __asan_unpoison_memory_region(p, m_bytes + page());  // the next mapping here starts clean
-#endif
+            unpoison_stack(p, m_bytes + page());
             munmap(p, m_bytes + page());
         }
     }
@@ -260,10 +296,17 @@ struct block_context {
 
 namespace {
 
+// Thrown in a fiber of a failed block when the scheduler resumes it, so that
+// its frames unwind; caught where the fiber starts.
+struct block_abandoned {};
+
 void yield_to_scheduler(sim_thread& t, thread_state s) {
     t.state = s;
+    leaving_stack(&t.fake_stack, t.caller_stack);
     t.caller = std::move(t.caller).resume();
+    arrived_on_stack(t.fake_stack, &t.caller_stack);
     g_current = &t;  // resumed: this thread runs again
+    if (t.abandoned) throw block_abandoned{};
 }
 
 sim_thread& current_thread() {
@@ -857,18 +900,29 @@ struct block_runner {
         bc.recording = record;
         bc.global_atomic = false;
         try {
-            const std::uint64_t steps = run_block(bid);
-            for (auto& t : threads) t.fiber = {};
-            return steps;
+            return run_block(bid);  // every thread finished: no fiber is left
         } catch (...) {
             // Unwind every suspended thread while the block context lives.
-            for (auto& t : threads) t.fiber = {};
+            for (auto& t : threads) {
+                t.abandoned = true;
+                while (t.fiber) switch_to(t);
+            }
             g_current = nullptr;
             throw;
         }
     }
 
 private:
+    // Runs thread t until it yields or ends.
+    void switch_to(sim_thread& t) {
+        void* fake_stack = nullptr;
+        g_current = &t;
+        leaving_stack(&fake_stack, t.stack);
+        t.fiber = std::move(t.fiber).resume();
+        arrived_on_stack(fake_stack, nullptr);
+        g_current = nullptr;
+    }
+
     std::uint64_t run_block(std::uint64_t bid) {
         const std::uint64_t nthreads = threads.size();
         const unsigned b = bc.m->b;
@@ -882,6 +936,7 @@ private:
             t.sites.clear();
             t.static_shared_next = 0;
             t.error = nullptr;
+            t.abandoned = false;
             t.info.thread_idx = {unsigned(r % block.x), unsigned(r / block.x % block.y), unsigned(r / block.x / block.y)};
             t.info.block_idx = bidx;
             t.info.block_dim = block;
@@ -893,23 +948,24 @@ private:
             t.info.dynamic_shared = bc.shared.data();
             t.info.dynamic_shared_bytes = dynamic_shared_bytes;
             const ctx::stack_context sc = stacks.get(r);
-#ifdef AGPU_ASAN
-            __asan_unpoison_memory_region(static_cast<char*>(sc.sp) - sc.size, sc.size);
-#endif
+            t.stack = {static_cast<char*>(sc.sp) - sc.size, sc.size};
+            unpoison_stack(static_cast<char*>(sc.sp) - sc.size, sc.size);
             auto* f = body;
             auto* a = arg;
             t.fiber = ctx::fiber(std::allocator_arg, ctx::preallocated(sc.sp, sc.size, sc), pooled_stack{},
                                  [&t, f, a](ctx::fiber&& caller) {
+                                     arrived_on_stack(nullptr, &t.caller_stack);
                                      t.caller = std::move(caller);
                                      g_current = &t;
                                      try {
-                                         f(a);
-                                     } catch (const ctx::detail::forced_unwind&) {
-                                         throw;
+                                         if (!t.abandoned) f(a);
+                                     } catch (const block_abandoned&) {
+                                         // another thread's error ended the block: it is reported
                                      } catch (...) {
                                          t.error = std::current_exception();
                                      }
                                      t.state = thread_state::finished;
+                                     leaving_stack(nullptr, t.caller_stack);
                                      return std::move(t.caller);
                                  });
         }
@@ -919,9 +975,7 @@ private:
 
         auto resume = [&](sim_thread& t) {
             t.state = thread_state::runnable;
-            g_current = &t;
-            t.fiber = std::move(t.fiber).resume();
-            g_current = nullptr;
+            switch_to(t);
             if (t.error) std::rethrow_exception(t.error);
         };
 
