@@ -549,22 +549,28 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
     t.launch(total_blocks, region_threads, greedy_makespan(steps, m.k()), G.shared_words(kc));
 }
 
-// The kernels' choice (apsp_runs.hpp, pick_region_shape): F = 2 where every
-// job spans 128 rows and 128 words and a chunk fits; the chunk kc the largest
-// of 64, 32, 16 that divides `unit` and fits in M words.
+// The kernels' choice (apsp_runs.hpp, launch_regions and pick_region_shape):
+// F = 2 where every job spans 128 rows and 128 words, its 128 x 128 regions
+// number at least two per core, and a chunk fits; the chunk kc the largest of
+// 64, 32, 16 that divides `unit` and fits in M words.
 std::pair<std::uint64_t, std::uint64_t> region_shape(const std::vector<job>& jobs, std::uint64_t unit,
-                                                     std::uint64_t epw, std::uint64_t M) {
+                                                     std::uint64_t epw, const machine& m) {
     bool wide = true;
-    for (const job& j : jobs) wide &= j.rows >= 128 && j.cols / epw >= 128;
+    std::uint64_t regions2 = 0;
+    for (const job& j : jobs) {
+        wide &= j.rows >= 128 && j.cols / epw >= 128;
+        regions2 += j.rows / 128 * (j.cols / epw / 128);
+    }
+    wide &= regions2 >= 2 * m.p;
     for (std::uint64_t F = wide ? 2 : 1; F >= 1; --F)
         for (std::uint64_t kc = 64; kc >= 16; kc /= 2)
-            if (unit % kc == 0 && region_geometry(F).shared_words(kc) <= M) return {F, kc};
+            if (unit % kc == 0 && region_geometry(F).shared_words(kc) <= m.M) return {F, kc};
     return {1, 16};
 }
 
 void product(tally& t, const machine& m, const std::vector<job>& jobs, std::uint64_t unit, std::uint64_t gv,
              std::uint64_t epw) {
-    const auto [F, kc] = region_shape(jobs, unit, epw, m.M);
+    const auto [F, kc] = region_shape(jobs, unit, epw, m);
     regions(t, m, jobs, F, kc, gv, epw);
 }
 
