@@ -797,6 +797,13 @@ bool resolve_collectives(std::vector<sim_thread*>& lanes, const block_context& b
                 bc.fail(*u, "warp collective at " + where(u->wait_loc) + ": lanes of one mask called different collectives");
             u->state = thread_state::runnable;
         }
+        // A collective of the whole warp (every lane still running) aligns its
+        // lanes as a barrier aligns the block's: occurrences count afresh.
+        bool whole = true;
+        for (unsigned o = 0; o < b; ++o) whole &= (mask >> o & 1) || lanes[o]->state == thread_state::finished;
+        if (whole)
+            for (unsigned o = 0; o < b; ++o)
+                if (mask >> o & 1) lanes[o]->sites.clear();
         progressed = true;
     }
     return progressed;
@@ -960,7 +967,15 @@ private:
                         bc.fail(t, "waits at the barrier at " + where(t.wait_loc) + " while thread " + thread_name(*waiting) +
                                        " waits at the barrier at " + where(waiting->wait_loc) +
                                        ": a barrier must be reached by every thread of the block");
-                for (auto& t : threads) t.state = thread_state::runnable;
+                // Past a barrier every thread stands at the same point of the
+                // program, and every warp's instructions are complete (no lane
+                // was running): occurrences count afresh, so a lane that made
+                // more trips of a loop before the barrier (a binary search)
+                // still meets its warp's other lanes at each site after it.
+                for (auto& t : threads) {
+                    t.state = thread_state::runnable;
+                    t.sites.clear();
+                }
                 continue;
             }
             if (at_barrier > 0 && finished > 0)
