@@ -128,6 +128,17 @@ plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s) {
     return out;
 }
 
+double block_sort_lanes_per_element(const sort_shape& s) {
+    const double levels = double(std::bit_width(s.tile) - 1);
+    return 4.0 * levels * (levels + 1) / 2 + (s.pairs ? 8.0 : 5.0);
+}
+
+double merge_lanes_per_key(const merge_pass& ps, const sort_shape& s) {
+    const double levels = double(std::bit_width(ps.d) - 1);
+    const double search = 2.0 * double(threads) * double(std::bit_width(2 * s.chunk) - 1) / double(s.chunk);
+    return levels * (search + (s.pairs ? 12.0 : 8.0)) + 1.0;
+}
+
 }  // namespace sort_plan
 
 namespace sort_costs {
@@ -239,6 +250,21 @@ partial_counts multiway(const machine& m, std::uint64_t n, const param_values& p
 }
 partial_counts pairwise(const machine& m, std::uint64_t n, const param_values& p) {
     return merge_sort_costs(m, n, p, "sort/pairwise");
+}
+
+// The exact simulator's lane accesses (sort_plan's estimates per element and key).
+double merge_sort_lanes(const machine& m, std::uint64_t n, const param_values& p, const std::string& key) {
+    const sort_shape s = shape_of(key, p);
+    const plan pl = make_plan(m, n, s);
+    double lanes = double(n) * block_sort_lanes_per_element(s);
+    for (const auto& ps : pl.passes) lanes += double(n) * merge_lanes_per_key(ps, s);
+    return lanes;
+}
+double multiway_lanes(const machine& m, std::uint64_t n, const param_values& p) {
+    return merge_sort_lanes(m, n, p, "sort/multiway");
+}
+double pairwise_lanes(const machine& m, std::uint64_t n, const param_values& p) {
+    return merge_sort_lanes(m, n, p, "sort/pairwise");
 }
 
 // sort/bitonic: block_sort, then per stage the global steps and a tile merge.
@@ -361,11 +387,11 @@ AGPU_REGISTER_CLOSED_FORM({"sort/multiway",
                            "every element once in chunk-element coalesced moves: I/O about (1 + ceil(log_d(n/tile)))·"
                            "2·n·s/(4b) blocks, Theta((n/b) log_{M/b}(n/b)); exact: launches, blocks, threads, shared "
                            "words, and the global counters when P = 1",
-                           sort_costs::multiway});
+                           sort_costs::multiway, sort_costs::multiway_lanes});
 AGPU_REGISTER_CLOSED_FORM({"sort/pairwise",
                            "sort/multiway with d = 2: ceil(log2(n/tile)) merge passes, each reading and writing every "
                            "element once: I/O about (1 + log2(n/tile))·2·n·s/(4b) blocks, Theta((n/b) log(n/b))",
-                           sort_costs::pairwise});
+                           sort_costs::pairwise, sort_costs::pairwise_lanes});
 AGPU_REGISTER_CLOSED_FORM({"sort/bitonic",
                            "block_sort, then for each stage k = 2·tile..N (N = n rounded up to a power of two) "
                            "log2(k/tile) global compare-exchange launches and a tile merge: each launch reads and writes "

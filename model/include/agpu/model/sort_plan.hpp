@@ -49,4 +49,15 @@ std::uint64_t tile_bytes(std::uint64_t tile, std::uint64_t key_bytes, std::uint6
 // launch's shared memory exceeds M.
 plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s);
 
+// The simulator's lane accesses, estimated (the counts leave them out: the
+// merges' depend on the keys), to tell how long a simulation takes: per
+// element of block_sort (its bitonic network: 4 per element per step,
+// log2(tile)(log2(tile) + 1)/2 steps), and per key of a merge pass (per heap
+// level a move's co-rank search, about 2·log2(2C) loads per thread for C keys,
+// and about 8 per key to merge and move them). Measured on the H100 preset,
+// u32 keys, tile 1024, chunk 256: block_sort 225 per element (225), merges
+// 53, 109 and 159 per key at d = 4, 16 and 64 (53, 105, 157).
+double block_sort_lanes_per_element(const sort_shape& s);
+double merge_lanes_per_key(const merge_pass& ps, const sort_shape& s);
+
 }  // namespace agpu::model::sort_plan

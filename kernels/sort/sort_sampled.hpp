@@ -1,0 +1,369 @@
+// sort/multiway and sort/pairwise in the simulator's sampled mode on random
+// keys: every launch's inputs synthesized, only sampled blocks run, and the
+// heavy merge blocks of the late passes probed on shortened work.
+//
+// Why: a sampled run that runs its unrecorded blocks (to feed later launches
+// the right data) costs about as much as an exact one, and a 2^28-key sort's
+// last passes have blocks that merge a million keys each, so even one
+// recorded block per launch takes far longer than the seconds a prediction
+// should. With random keys the state each launch reads is known in
+// distribution (sort_synth.hpp), so it is synthesized, where a kernel touches
+// it, instead of computed:
+//   - block_sort reads i.i.d. keys; every merge pass reads runs of L sorted
+//     i.i.d. keys (L the pass's run length); outputs go to memory no one
+//     reads. Launches are declared synthesized and skip their unrecorded
+//     blocks; select_splits runs every block (the merge blocks read its
+//     splits), on the synthesized runs.
+//   - A merge launch whose blocks merge many keys is "heavy": a sample of its
+//     blocks (sampled_policy::probes, stratified as the engine samples) is
+//     run twice on the first x1 and x2 keys of its range (split on the host
+//     by a d-way selection over the same synthesized runs), and the launch is
+//     estimated with every block's counters linear in its keys
+//     (executor::record_linear_launch): each block's work is known, from the
+//     splits or the plan. Light launches are sampled by strata, fewer of
+//     them where blocks are larger (sampled_policy::light_keys).
+// The error is measured against exact runs in sim/README.md.
+//
+// Applies to u32 and float keys with input=random (every bit pattern equally
+// likely, so the order values are uniform); other inputs and u64 keys take the
+// ordinary sampled mode. Values (values=1) are not synthesized: no count
+// depends on them (they move with their keys), so they read zeros.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "agpu/sim/executor.hpp"
+#include "sort/sort_runs.hpp"
+#include "sort/sort_synth.hpp"
+
+namespace agpu::kernels::sort {
+
+// The sampled driver's choices (measured: sim/README.md, "Sampled sorts").
+struct sampled_policy {
+    // Probes merge x1 and x2 = 2·x1 keys of a block's range, x1 the larger of
+    // min_probe keys and probe_heaps·d·chunk: a block's cost per key rises
+    // over its first tens of thousands of keys (the heap settles) and is
+    // steady after; the slope between x1 and x2 then is within about 0.1% of
+    // a whole block's (d = 16 and 64, 1 M-key blocks).
+    static constexpr std::uint64_t min_probe = std::uint64_t(1) << 16;
+    static constexpr std::uint64_t probe_heaps = 4;
+    // Probed blocks of a heavy launch (Student's t widens the error of so few).
+    static constexpr std::uint64_t probes = 3;
+    // Light launches record about this many keys' worth of blocks: the first,
+    // the last and one from each of light_keys / (keys per block) strata, at
+    // least min_strata, at most the engine's default.
+    static constexpr std::uint64_t light_keys = std::uint64_t(1) << 17;
+    static constexpr std::uint64_t min_strata = 2;
+    // Synthesize only runs whose exact simulation would record more lane
+    // accesses than this (about 4 s): below, the ordinary sampled run is
+    // cheap, and it sees the run's own data, where a launch of few blocks has a
+    // makespan (their maximum) that a synthesized sample of them misses by a
+    // few percent (sort/multiway at 2^17: 4%).
+    static constexpr double synthesize_lanes = double(std::uint64_t(1) << 27);
+
+    static std::uint64_t x1(std::uint64_t d, std::uint64_t chunk) { return std::max(min_probe, probe_heaps * d * chunk); }
+    static std::uint64_t light_strata(std::uint64_t mean_keys, std::uint64_t most) {
+        return std::clamp<std::uint64_t>(light_keys / std::max<std::uint64_t>(1, mean_keys), min_strata, most);
+    }
+    // Blocks of at most 2·x1 keys are sampled whole (a group's first range
+    // can be nearly empty: its pivot falls among the runs' first samples).
+    static bool small(std::uint64_t keys, std::uint64_t x1) { return keys <= 2 * x1; }
+};
+
+// The exact simulator's lane accesses for a merge sort, estimated.
+inline double exact_lanes(const plan_ns::plan& pl, const plan_ns::sort_shape& shape) {
+    double per_key = plan_ns::block_sort_lanes_per_element(shape);
+    for (const auto& ps : pl.passes) per_key += plan_ns::merge_lanes_per_key(ps, shape);
+    return double(pl.n) * per_key;
+}
+
+// Whether a run of this sort can be synthesized: random 32-bit keys of a merge sort.
+inline bool synthesizable(const std::string& key, const param_values& p) {
+    return key != "sort/bitonic" && p.text("input") == "random" && p.text("type") != "u64";
+}
+
+// The lane accesses the synthesized sampled run records, estimated from the
+// plan and the policy above (sim::algorithm::sampled_lanes); 0 where the run
+// is not synthesized.
+inline double synthesized_lanes(const model::machine& m, const std::string& key, std::uint64_t n,
+                                const param_values& p, std::uint64_t most_strata = 48) {
+    using P = sampled_policy;
+    if (!synthesizable(key, p) || n == 0) return 0;
+    const auto shape = plan_ns::shape_of(key, p);
+    const auto pl = plan_ns::make_plan(m, n, shape);
+    if (exact_lanes(pl, shape) <= P::synthesize_lanes) return 0;
+    double lanes = double(std::min<std::uint64_t>(pl.tiles, 2 * most_strata + 2) * shape.tile) *
+                   plan_ns::block_sort_lanes_per_element(shape);
+    for (const auto& ps : pl.passes) {
+        const std::uint64_t blocks = ps.groups * ps.parts, mean = std::max<std::uint64_t>(1, n / blocks);
+        const std::uint64_t strata = P::light_strata(mean, most_strata);
+        const std::uint64_t whole = blocks <= 2 * strata + 2 ? blocks : strata + 2;
+        double keys = double(whole) * double(mean);
+        if (!P::small(mean, P::x1(ps.d, shape.chunk)))
+            keys = std::min(keys, double(std::min(P::probes, blocks) * 3 * P::x1(ps.d, shape.chunk)));
+        lanes += keys * plan_ns::merge_lanes_per_key(ps, shape);
+        if (ps.parts > 1) {  // select_splits: every group's samples sorted on chip
+            const double samples = double(ps.d * ps.per_run), levels = std::log2(std::max(2.0, samples));
+            lanes += double(ps.groups) * samples * 2 * levels * (levels + 1);
+        }
+    }
+    return lanes;
+}
+
+namespace detail {
+
+template <class K>
+std::uint32_t order_value(K k) {
+    if constexpr (std::is_same_v<K, float>) return key_order<float>::ordered(k);
+    else return static_cast<std::uint32_t>(k);
+}
+
+// The launches that follow run on synthesized inputs and skip their unrecorded blocks.
+class synthesized_scope {
+public:
+    explicit synthesized_scope(sim::executor& ex) : m_ex(ex) {
+        ex.set_synthesized(true);
+        ex.set_skip_unrecorded(true);
+    }
+    ~synthesized_scope() {
+        m_ex.set_synthesized(false);
+        m_ex.set_skip_unrecorded(false);
+        m_ex.set_sample_strata(0);
+    }
+    synthesized_scope(const synthesized_scope&) = delete;
+    synthesized_scope& operator=(const synthesized_scope&) = delete;
+
+private:
+    sim::executor& m_ex;
+};
+
+// Where block `block` of a merge pass reads each run: [lo[r], hi[r]).
+struct block_ranges {
+    std::vector<std::uint64_t> lo, hi;
+    std::uint64_t keys() const {
+        std::uint64_t x = 0;
+        for (std::size_t r = 0; r < lo.size(); ++r) x += hi[r] - lo[r];
+        return x;
+    }
+};
+
+inline block_ranges ranges_of(const merge_shape& s, const std::vector<std::uint64_t>& splits, std::uint64_t block) {
+    const std::uint64_t g = block / s.parts, q = block % s.parts;
+    block_ranges b;
+    for (unsigned r = 0; r < s.d; ++r) {
+        if (s.parts > 1) {
+            b.lo.push_back(splits[(g * (s.parts + 1) + q) * s.d + r]);
+            b.hi.push_back(splits[(g * (s.parts + 1) + q + 1) * s.d + r]);
+        } else {
+            b.lo.push_back(run_start(s, g, r));
+            b.hi.push_back(run_start(s, g, r + 1));
+        }
+    }
+    return b;
+}
+
+// The ends of the first x elements of a block's ranges in the merge's order
+// (key, then run: a stable merge takes equal keys from the lower run first).
+// keys: the block's input, filled on demand (the synthesized memory the kernel reads).
+template <class K>
+std::vector<std::uint64_t> prefix_ends(sim::executor& ex, kl::gspan<K> keys, const block_ranges& b, std::uint64_t x) {
+    const std::size_t d = b.lo.size();
+    // Each run's window [lo, lo + w): enough for the prefix unless one run gives far more than its share.
+    std::vector<std::uint64_t> w(d);
+    const double share = double(x) / double(d);
+    for (std::size_t r = 0; r < d; ++r)
+        w[r] = std::min(b.hi[r] - b.lo[r], std::uint64_t(share + 8 * std::sqrt(share) + 64));
+    auto order = [&](std::size_t r, std::uint64_t i) { return order_value(keys.data()[b.lo[r] + i]); };
+    while (true) {
+        for (std::size_t r = 0; r < d; ++r) ex.materialize(keys.subspan(b.lo[r], w[r]));
+        // count(v) = elements below v over the windows; the x-th element's key is the least v with count(v + 1) > x.
+        auto below = [&](std::uint64_t v, std::size_t r) {
+            std::uint64_t lo = 0, hi = w[r];
+            while (lo < hi) {
+                const std::uint64_t mid = (lo + hi) / 2;
+                if (std::uint64_t(order(r, mid)) < v) lo = mid + 1;
+                else hi = mid;
+            }
+            return lo;
+        };
+        auto count = [&](std::uint64_t v) {
+            std::uint64_t c = 0;
+            for (std::size_t r = 0; r < d; ++r) c += below(v, r);
+            return c;
+        };
+        std::uint64_t lo = 0, hi = std::uint64_t(1) << 32;  // the x-th key's order value lies in [lo, hi)
+        while (hi - lo > 1) {
+            const std::uint64_t mid = lo + (hi - lo) / 2;
+            if (count(mid) <= x) lo = mid;
+            else hi = mid;
+        }
+        // A window exhausted below the cut may hide smaller keys further on: widen it and select again.
+        bool widen = false;
+        for (std::size_t r = 0; r < d; ++r)
+            if (below(lo + 1, r) == w[r] && w[r] < b.hi[r] - b.lo[r]) {
+                w[r] = std::min(b.hi[r] - b.lo[r], 2 * w[r]);
+                widen = true;
+            }
+        if (widen) continue;
+        std::vector<std::uint64_t> ends(d);
+        std::uint64_t left = x - count(lo);  // keys equal to lo, taken from the lowest runs first
+        for (std::size_t r = 0; r < d; ++r) {
+            const std::uint64_t before = below(lo, r), equal = below(lo + 1, r) - before, take = std::min(left, equal);
+            ends[r] = b.lo[r] + before + take;
+            left -= take;
+        }
+        return ends;
+    }
+}
+
+}  // namespace detail
+
+// One merge launch of the synthesized run, estimated from sampled blocks
+// with every block's counters linear in its keys (record_work_launch), in two
+// classes: blocks of at most 2·x1 keys, sampled whole (the first and the last
+// counted as themselves), and longer ones, probed on their first x1 and x2
+// keys where that costs less than sampling them whole.
+template <class K, class V, bool Pairs, class P = sampled_policy>
+void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const plan_ns::sort_shape& shape,
+                       const merge_shape& s, sorted_spans<K, V> in, sorted_spans<K, V> out,
+                       kl::gspan<const std::uint64_t> splits) {
+    const std::uint64_t blocks = ps.groups * ps.parts;
+    const kl::dim3 grid{static_cast<unsigned>(blocks)}, block{sort_policy::threads};
+    std::vector<std::uint64_t> host_splits(splits.size());
+    if (!host_splits.empty()) ex.download(std::span<std::uint64_t>(host_splits), splits);
+    std::vector<std::uint64_t> work(blocks);
+    for (std::uint64_t b = 0; b < blocks; ++b) work[b] = detail::ranges_of(s, host_splits, b).keys();
+    const std::uint64_t most = ex.options().sample_strata;
+    const std::uint64_t x1 = P::x1(ps.d, shape.chunk), x2 = 2 * x1;
+    std::vector<std::uint8_t> klass(blocks);
+    std::vector<std::uint64_t> small, big, whole, themselves;
+    for (std::uint64_t b = 0; b < blocks; ++b) {
+        klass[b] = P::small(work[b], x1) ? 0 : 1;
+        (klass[b] == 0 ? small : big).push_back(b);
+    }
+    auto mean_of = [&](const std::vector<std::uint64_t>& members) {
+        std::uint64_t t = 0;
+        for (auto b : members) t += work[b];
+        return members.empty() ? 0 : t / members.size();
+    };
+    // A class sampled whole: its first and last block as themselves and one
+    // from each stratum between; a class of few blocks, every one (modeled
+    // all the same, so that the line's spread gives their deviation from the
+    // run's own blocks; one alone counts as itself).
+    auto sample_whole = [&](const std::vector<std::uint64_t>& members) {
+        const std::uint64_t strata = P::light_strata(mean_of(members), most);
+        if (members.size() <= 2 * strata + 2) {
+            for (auto b : members) whole.push_back(b);
+            if (members.size() == 1) themselves.push_back(members.front());
+            return;
+        }
+        themselves.push_back(members.front());
+        themselves.push_back(members.back());
+        whole.push_back(members.front());
+        whole.push_back(members.back());
+        for (auto i : ex.probe_blocks(members.size() - 2, strata)) whole.push_back(members[i + 1]);
+    };
+    sample_whole(small);
+    const std::uint64_t big_whole = std::min<std::uint64_t>(big.size(), P::light_strata(mean_of(big), most) + 2);
+    const bool probe = big.size() >= 2 && std::min<std::uint64_t>(P::probes, big.size()) * 3 * x1 < big_whole * mean_of(big);
+    if (!probe) sample_whole(big);
+    if (themselves.size() == blocks) {  // one block
+        launch_merge<sim::executor, K, V, Pairs>(ex, ps, s, in, out, splits);
+        return;
+    }
+    std::vector<sim::work_sample> samples;
+    if (!whole.empty()) {
+        const auto got = ex.run_blocks(std::span<const std::uint64_t>(whole), "multiway_merge", multiway_merge<K, V, Pairs>,
+                                       grid, block, ps.heap_bytes, kl::gspan<const K>(in.keys),
+                                       kl::gspan<const V>(in.vals), out.keys, out.vals, splits, s);
+        for (std::size_t i = 0; i < whole.size(); ++i) samples.push_back({whole[i], work[whole[i]], got[i]});
+    }
+    if (probe) {
+        // A launch of twice the parts: block (g, q) probed as (g, 2q), reading its prefix from its own splits.
+        std::vector<std::uint64_t> chosen;
+        for (auto i : ex.probe_blocks(big.size(), P::probes)) chosen.push_back(big[i]);
+        merge_shape probe_shape = s;
+        probe_shape.parts = 2 * s.parts;
+        const kl::dim3 probe_grid{static_cast<unsigned>(ps.groups * probe_shape.parts)};
+        std::vector<std::uint64_t> probe_ids;
+        for (auto b : chosen) probe_ids.push_back(b / s.parts * probe_shape.parts + 2 * (b % s.parts));
+        for (const std::uint64_t x : {x1, x2}) {
+            std::vector<std::uint64_t> probe_splits(ps.groups * (probe_shape.parts + 1) * s.d, 0);
+            for (std::size_t i = 0; i < chosen.size(); ++i) {
+                const auto r = detail::ranges_of(s, host_splits, chosen[i]);
+                const auto ends = detail::prefix_ends(ex, in.keys, r, x);
+                const std::uint64_t g = probe_ids[i] / probe_shape.parts, q = probe_ids[i] % probe_shape.parts;
+                for (unsigned k = 0; k < s.d; ++k) {
+                    probe_splits[(g * (probe_shape.parts + 1) + q) * s.d + k] = r.lo[k];
+                    probe_splits[(g * (probe_shape.parts + 1) + q + 1) * s.d + k] = ends[k];
+                }
+            }
+            auto dev_splits = ex.alloc<std::uint64_t>(probe_splits.size());
+            ex.upload(dev_splits, std::span<const std::uint64_t>(probe_splits));
+            const auto got = ex.run_blocks(std::span<const std::uint64_t>(probe_ids), "multiway_merge",
+                                           multiway_merge<K, V, Pairs>, probe_grid, block, ps.heap_bytes,
+                                           kl::gspan<const K>(in.keys), kl::gspan<const V>(in.vals), out.keys,
+                                           out.vals, kl::gspan<const std::uint64_t>(dev_splits), probe_shape);
+            for (std::size_t i = 0; i < chosen.size(); ++i) samples.push_back({chosen[i], x, got[i]});
+        }
+    }
+    ex.record_work_launch("multiway_merge", grid, block, ps.heap_bytes, work, klass, samples, themselves);
+}
+
+// The sort of n random keys in sampled mode, on synthesized inputs; the
+// outputs are not a sort of anything, so the check is not made.
+template <class K, bool Pairs, class P = sampled_policy>
+check_result merge_sort_synthesized(sim::executor& ex, std::uint64_t n, const plan_ns::sort_shape& shape,
+                                    std::uint64_t seed) {
+    using V = std::uint32_t;
+    const auto pl = plan_ns::make_plan(ex.machine(), n, shape);
+    const detail::synthesized_scope scope(ex);
+    if (n > 0) {
+        const random_keys_synth<K> input(seed);
+        auto keys = ex.alloc_synthesized<K>(n, [input](std::uint64_t f, std::uint64_t c, K* dst) { input.fill(f, c, dst); });
+        auto vals = Pairs ? ex.alloc_synthesized<V>(n) : kl::gspan<V>{};
+        sorted_spans<K, V> out{ex.alloc_synthesized<K>(n), Pairs ? ex.alloc_synthesized<V>(n) : kl::gspan<V>{}};
+        launch_block_sort<sim::executor, K, V, Pairs>(ex, pl, shape, kl::gspan<const K>(keys), kl::gspan<const V>(vals),
+                                                      out);
+        for (std::size_t i = 0; i < pl.passes.size(); ++i) {
+            const auto& ps = pl.passes[i];
+            const merge_shape s = pass_shape(n, ps, shape);
+            const sorted_runs_synth<K> state(n, ps.run_len, mix_seed(seed, i + 1));
+            sorted_spans<K, V> in{
+                ex.alloc_synthesized<K>(n, [state](std::uint64_t f, std::uint64_t c, K* dst) { state.fill(f, c, dst); }),
+                Pairs ? ex.alloc_synthesized<V>(n) : kl::gspan<V>{}};
+            kl::gspan<std::uint64_t> splits{};
+            if (ps.parts > 1) {
+                // Every group's splits: the merge blocks sampled below read them.
+                splits = ex.alloc<std::uint64_t>(splits_size(ps));
+                ex.set_skip_unrecorded(false);
+                launch_select_splits(ex, ps, s, kl::gspan<const K>(in.keys), splits);
+                ex.set_skip_unrecorded(true);
+            }
+            synthesized_merge<K, V, Pairs, P>(ex, ps, shape, s, in, out, kl::gspan<const std::uint64_t>(splits));
+        }
+    }
+    return {true, "not checked: sampled mode synthesized every launch's input (runs of sorted i.i.d. uniform keys, "
+                  "in distribution what the sort of random keys reads) and ran only sampled blocks"};
+}
+
+// The simulator's run of sort/multiway and sort/pairwise: the synthesized
+// sampled driver where it applies, the ordinary run otherwise.
+inline check_result run_merge_sort_sim(sim::executor& ex, const std::string& key, std::uint64_t n,
+                                       const param_values& p, std::uint64_t seed) {
+    if (!ex.sampled() || !synthesizable(key, p)) return run_sort(ex, key, n, p, seed);
+    const auto shape = plan_ns::shape_of(key, p);
+    if (exact_lanes(plan_ns::make_plan(ex.machine(), n, shape), shape) <= sampled_policy::synthesize_lanes)
+        return run_sort(ex, key, n, p, seed);
+    if (p.text("type") == "float")
+        return shape.pairs ? merge_sort_synthesized<float, true>(ex, n, shape, seed)
+                           : merge_sort_synthesized<float, false>(ex, n, shape, seed);
+    return shape.pairs ? merge_sort_synthesized<std::uint32_t, true>(ex, n, shape, seed)
+                       : merge_sort_synthesized<std::uint32_t, false>(ex, n, shape, seed);
+}
+
+}  // namespace agpu::kernels::sort

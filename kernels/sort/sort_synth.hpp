@@ -1,0 +1,162 @@
+// The state of a merge sort of random keys, synthesized instead of computed,
+// for the simulator's sampled mode (sort_sampled.hpp).
+//
+// With i.i.d. uniform keys (input=random, 32-bit keys: every bit pattern
+// equally likely, so the keys' order values are uniform over 2^32), the array
+// after a merge pass of run length L is, in distribution, n/L independent runs
+// of L sorted i.i.d. uniform keys. Such a run is generated directly:
+// U_i = S_i / S_{L+1}, S_i the sum of i i.i.d. Exp(1) spacings, are L sorted
+// uniforms on (0, 1), and floor(2^32 U_i), floor being monotone, are L sorted
+// i.i.d. discrete uniform keys: ties appear exactly as often as in the real
+// sort. A simulated kernel touches a few scattered elements of a 2^28-key
+// array (pivot probes) or a few segments (sampled thread blocks), so a run is
+// generated a unit of `unit` elements at a time, and any unit by itself: the
+// spacings are grouped into units, and a binary tree over a run's units holds
+// how the run's total splits: a node covering units [a, b) passes the share
+// Beta(α(a, m), α(m, b)) of its interval to [a, m), m the midpoint and α the
+// spacings below (the sum of Gamma(α) and Gamma(β) variables splits that
+// way); a unit's interval then takes log2(L/unit) Beta draws, and its values
+// the unit's own exponentials scaled into it. Every draw is seeded by what it
+// is (seed, run, node or unit), so a unit's values do not depend on which
+// units were made before, or on which thread made them.
+#pragma once
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <random>
+
+#include "agpu/errors.hpp"
+#include "sort/sort_common.cuh"
+
+namespace agpu::kernels::sort {
+
+// splitmix64 as a UniformRandomBitGenerator: seeded per draw site, cheap to start.
+class site_rng {
+public:
+    using result_type = std::uint64_t;
+    explicit site_rng(std::uint64_t seed) : m_s(seed) {}
+    static constexpr result_type min() { return 0; }
+    static constexpr result_type max() { return ~result_type(0); }
+    result_type operator()() {
+        std::uint64_t z = (m_s += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    // Uniform on (0, 1].
+    double open_unit() { return (double((*this)() >> 11) + 1.0) * 0x1.0p-53; }
+
+private:
+    std::uint64_t m_s;
+};
+
+inline std::uint64_t mix_seed(std::uint64_t a, std::uint64_t b) {
+    return site_rng(a ^ (b * 0xD1B54A32D192ED03ull))();
+}
+
+// A 32-bit key from its order value (u32: itself; float: the totalOrder bits mapped back).
+template <class K>
+K key_from_order(std::uint32_t u) {
+    static_assert(sizeof(K) == 4, "synthesized keys are 32-bit");
+    if constexpr (std::is_same_v<K, float>) return std::bit_cast<float>(u & 0x80000000u ? u ^ 0x80000000u : ~u);
+    else return static_cast<K>(u);
+}
+
+// n i.i.d. uniform keys (the unsorted input): unit j from its own generator.
+template <class K>
+class random_keys_synth {
+public:
+    explicit random_keys_synth(std::uint64_t seed) : m_seed(seed) {}
+    // Keys [first, first + count).
+    void fill(std::uint64_t first, std::uint64_t count, K* dst) const {
+        for (std::uint64_t i = first; i < first + count; ++i) {
+            site_rng g(mix_seed(m_seed, i));
+            dst[i - first] = key_from_order<K>(static_cast<std::uint32_t>(g() >> 32));
+        }
+    }
+
+private:
+    std::uint64_t m_seed;
+};
+
+// The array after a merge pass: runs of run_len sorted i.i.d. uniform keys
+// (the last run shorter when run_len does not divide n).
+template <class K>
+class sorted_runs_synth {
+public:
+    static constexpr std::uint64_t unit = 32;  // elements generated together
+
+    sorted_runs_synth(std::uint64_t n, std::uint64_t run_len, std::uint64_t seed)
+        : m_n(n), m_len(run_len), m_seed(seed) {
+        AGPU_CHECK(run_len > 0, "sorted_runs_synth: empty runs");
+    }
+    std::uint64_t n() const { return m_n; }
+    std::uint64_t run_len() const { return m_len; }
+
+    // Keys [first, first + count), any range.
+    void fill(std::uint64_t first, std::uint64_t count, K* dst) const {
+        std::uint32_t buf[unit];
+        std::uint64_t i = first;
+        const std::uint64_t end = first + count;
+        while (i < end) {
+            const std::uint64_t r = i / m_len, at = i - r * m_len, u = at / unit;
+            const std::uint64_t u_first = u * unit, u_len = std::min(unit, run_length(r) - u_first);
+            make_unit(r, u, u_len, buf);
+            const std::uint64_t from = at - u_first, take = std::min(u_len - from, end - i);
+            for (std::uint64_t k = 0; k < take; ++k) dst[i - first + k] = key_from_order<K>(buf[from + k]);
+            i += take;
+        }
+    }
+    // The order value (32-bit) of element i.
+    std::uint32_t order_at(std::uint64_t i) const {
+        std::uint32_t buf[unit];
+        const std::uint64_t r = i / m_len, at = i - r * m_len, u = at / unit;
+        make_unit(r, u, std::min(unit, run_length(r) - u * unit), buf);
+        return buf[at - u * unit];
+    }
+
+private:
+    std::uint64_t run_length(std::uint64_t r) const { return std::min(m_len, m_n - r * m_len); }
+
+    // The sorted order values of unit u (u_len elements) of run r.
+    void make_unit(std::uint64_t r, std::uint64_t u, std::uint64_t u_len, std::uint32_t* out) const {
+        const std::uint64_t len = run_length(r), units = (len + unit - 1) / unit;
+        // Units 0..units-1 hold the elements' spacings; unit `units` the last spacing, S_{L+1} - S_L.
+        auto alpha = [&](std::uint64_t a, std::uint64_t b) {
+            const std::uint64_t hi = std::min(b, units) * unit;
+            return double(std::min(hi, len) - std::min(a * unit, len)) + (b > units ? 1.0 : 0.0);
+        };
+        const std::uint64_t run_seed = mix_seed(m_seed, r);
+        std::uint64_t a = 0, b = units + 1;
+        double lo = 0, hi = 1;
+        while (b - a > 1) {
+            const std::uint64_t m = a + (b - a) / 2;
+            site_rng g(mix_seed(run_seed, a * 0x100000001ull + b));
+            std::gamma_distribution<double> left(alpha(a, m)), right(alpha(m, b));
+            const double x = left(g), y = right(g);
+            const double mid = lo + (hi - lo) * (x / (x + y));
+            if (u < m) {
+                b = m;
+                hi = mid;
+            } else {
+                a = m;
+                lo = mid;
+            }
+        }
+        // The unit's spacings, scaled to its interval: the last element is at hi.
+        site_rng g(mix_seed(run_seed, ~u));
+        double e[unit], sum = 0;
+        for (std::uint64_t k = 0; k < u_len; ++k) sum += (e[k] = -std::log(g.open_unit()));
+        double acc = 0;
+        for (std::uint64_t k = 0; k < u_len; ++k) {
+            acc += e[k];
+            const double v = k + 1 == u_len ? hi : lo + (hi - lo) * (acc / sum);
+            out[k] = static_cast<std::uint32_t>(std::min(std::floor(v * 0x1.0p32), 4294967295.0));
+        }
+    }
+
+    std::uint64_t m_n, m_len, m_seed;
+};
+
+}  // namespace agpu::kernels::sort
