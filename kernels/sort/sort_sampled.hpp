@@ -311,7 +311,18 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
             for (std::size_t i = 0; i < chosen.size(); ++i) samples.push_back({chosen[i], x, got[i]});
         }
     }
-    ex.record_work_launch("multiway_merge", grid, block, ps.heap_bytes, work, klass, samples, themselves);
+    // A block's typical keys: its range's mean over the whole groups (a
+    // group's first range is about half the others, its last larger); the
+    // last group's, when partial, its own.
+    std::vector<double> typical(work.begin(), work.end());
+    const std::uint64_t whole_groups = std::min<std::uint64_t>(ps.groups, s.n / (std::uint64_t(s.d) * s.run_len));
+    if (whole_groups > 1)
+        for (std::uint64_t q = 0; q < s.parts; ++q) {
+            double mean = 0;
+            for (std::uint64_t g = 0; g < whole_groups; ++g) mean += double(work[g * s.parts + q]) / double(whole_groups);
+            for (std::uint64_t g = 0; g < whole_groups; ++g) typical[g * s.parts + q] = mean;
+        }
+    ex.record_work_launch("multiway_merge", grid, block, ps.heap_bytes, work, klass, typical, samples, themselves);
 }
 
 // The sort of n random keys in sampled mode, on synthesized inputs; the

@@ -240,7 +240,8 @@ check_tolerance tolerance_for(algo a, std::uint64_t n) {
 // pairwise's bound is a real test of its rounding.
 template <class T, class Exec>
 check_result run_typed(algo a, Exec& ex, std::uint64_t n, std::uint64_t seed) {
-    const auto h = random_values<T>(n, seed, T(0), T(1));
+    const auto values = random_values<T>(n, seed, T(0), T(1));
+    const auto& h = *values;
     auto x = ex.template alloc<T>(n);
     ex.upload(x, std::span<const T>(h));
     const results got = run_algo<T>(a, ex, kl::gspan<const T>(x));

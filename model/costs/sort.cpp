@@ -266,6 +266,15 @@ double multiway_lanes(const machine& m, std::uint64_t n, const param_values& p) 
 double pairwise_lanes(const machine& m, std::uint64_t n, const param_values& p) {
     return merge_sort_lanes(m, n, p, "sort/pairwise");
 }
+// sort/bitonic: block_sort, then per stage s its s global steps (a load and a
+// store of each element) and a tile merge (log2(tile) steps on chip, as block_sort's last).
+double bitonic_lanes(const machine&, std::uint64_t n, const param_values& p) {
+    const sort_shape s = shape_of("sort/bitonic", p);
+    if (n <= s.tile) return double(n) * block_sort_lanes_per_element(s);
+    const double levels = double(std::bit_width(s.tile) - 1);
+    const double stages = double(std::bit_width(n - 1)) - levels;
+    return double(n) * (block_sort_lanes_per_element(s) + stages * (stages + 1) + stages * (4 * levels + 2));
+}
 
 // sort/bitonic: block_sort, then per stage the global steps and a tile merge.
 partial_counts bitonic(const machine& m, std::uint64_t n, const param_values& p) {
@@ -397,7 +406,7 @@ AGPU_REGISTER_CLOSED_FORM({"sort/bitonic",
                            "log2(k/tile) global compare-exchange launches and a tile merge: each launch reads and writes "
                            "every element once: I/O about (1 + L(L+1)/2·(1 + 1/L))·2·n·s/(4b) blocks, L = log2(N/tile); "
                            "exact: launches, blocks, threads, shared words, every global counter",
-                           sort_costs::bitonic});
+                           sort_costs::bitonic, sort_costs::bitonic_lanes});
 
 }  // namespace
 }  // namespace agpu::model

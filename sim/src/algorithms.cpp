@@ -74,6 +74,7 @@ nlohmann::json to_json(const simulation& s) {
                             {"estimate", to_string(l.estimate)},
                             {"blocks_recorded", l.blocks_recorded},
                             {"blocks_skipped", l.blocks_skipped},
+                            {"blocks_shortened", l.blocks_shortened},
                             {"counters", counts_to_json(l.c)}});
         if (l.sampled()) {
             std::array<double, counter_count> e{};

@@ -31,6 +31,7 @@
 #include <memory>
 #include <numeric>
 #include <queue>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 #include <atomic>
@@ -1610,15 +1611,16 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
 
 void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3 block,
                                   std::size_t dynamic_shared_bytes, std::span<const std::uint64_t> work,
-                                  std::span<const std::uint8_t> klass, std::span<const work_sample> samples,
-                                  std::span<const std::uint64_t> themselves) {
+                                  std::span<const std::uint8_t> klass, std::span<const double> typical_work,
+                                  std::span<const work_sample> samples, std::span<const std::uint64_t> themselves) {
     const model::machine& m = m_dev.agpu;
     const std::string kname(name);
     check_launch(kname, grid, block, dynamic_shared_bytes);
     const std::uint64_t nthreads = std::uint64_t(block.x) * block.y * block.z;
     const std::uint64_t nblocks = std::uint64_t(grid.x) * grid.y * grid.z;
-    AGPU_CHECK(work.size() == nblocks && (klass.empty() || klass.size() == nblocks),
-               "record_work_launch: one work entry (and class) per block");
+    AGPU_CHECK(work.size() == nblocks && (klass.empty() || klass.size() == nblocks) &&
+                   (typical_work.empty() || typical_work.size() == nblocks),
+               "record_work_launch: one work entry (and class, typical work) per block");
     auto class_of = [&](std::uint64_t b) { return klass.empty() ? 0u : unsigned(klass[b]); };
     std::vector<const work_sample*> own_of(nblocks, nullptr);  // the whole-block sample of a block counted as itself
     for (const auto& s : samples)
@@ -1759,11 +1761,23 @@ void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3
         sd[k] = dof > 0 ? std::sqrt(res / double(dof)) : 0.0;
     }
     const std::uint64_t k = std::min<std::uint64_t>(m.k(), nblocks);
+    // On synthesized data the run's own blocks have other work too: each
+    // replication draws a modeled block's work as its typical work plus a
+    // deviation from typical drawn from the launch's.
+    std::vector<double> deviations;
+    if (m_synthesized && !typical_work.empty())
+        for (std::uint64_t b = 0; b < nblocks; ++b)
+            if (!own_of[b]) deviations.push_back(double(work[b]) - typical_work[b]);
     const auto spread = replicated_makespan(nblocks, k, [&](std::mt19937_64& rng, std::vector<std::uint64_t>& v) {
         for (std::uint64_t b = 0; b < nblocks; ++b) {
             std::normal_distribution<double> noise(0.0, sd[class_of(b)]);
-            if (own_of[b]) v[b] = nonnegative(double(own_of[b]->at.steps) + (m_synthesized ? noise(rng) : 0.0));
-            else v[b] = nonnegative(lines[class_of(b)].at(double(work[b])) + noise(rng));
+            if (own_of[b]) {
+                v[b] = nonnegative(double(own_of[b]->at.steps) + (m_synthesized ? noise(rng) : 0.0));
+                continue;
+            }
+            const double x = deviations.empty() ? double(work[b])
+                                                : std::max(0.0, typical_work[b] + deviations[rng() % deviations.size()]);
+            v[b] = nonnegative(lines[class_of(b)].at(x) + noise(rng));
         }
     });
     rec.c[counter::time_steps] = nonnegative(spread.mean);
@@ -1773,6 +1787,10 @@ void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3
     rec.mps_used = k;
     std::uint64_t sampled_blocks = themselves.size();
     for (const auto& c : cls) sampled_blocks += c.ids.size();
+    std::set<std::uint64_t> shortened;
+    for (const auto& s : samples)
+        if (s.work < work[s.block]) shortened.insert(s.block);
+    rec.blocks_shortened = shortened.size();
     rec.blocks_recorded = sampled_blocks;
     rec.blocks_skipped = nblocks - sampled_blocks;
     if (m_opt.progress && rec.blocks_skipped) m_opt.progress(nthreads * rec.blocks_skipped);

@@ -61,6 +61,7 @@ struct launch_record {
     launch_estimate estimate = launch_estimate::exact;
     std::uint64_t blocks_recorded = 0;  // recorded (linear: probed, shortened); the rest ran unrecorded or were skipped
     std::uint64_t blocks_skipped = 0;   // not run (sampled: data-independent launches, synthesized inputs)
+    std::uint64_t blocks_shortened = 0; // of the recorded, run on shortened work only (linear launches' probes)
     // Sampled launches: the estimated variance of each counter's extrapolated
     // value (0 where exact: every counter of an exact launch, and launches,
     // thread blocks, threads, shared words always).
@@ -267,11 +268,16 @@ public:
     // their number less one; factor 1 - S/N, or 1 + S/N on synthesized data).
     // Time: every modeled block's steps from its line at its work, with noise
     // of the class's spread about it, placed on the MPs as in an exact run:
-    // the mean over replications. The linear model is the caller's claim
-    // about its kernel, to be measured (sim/README.md).
+    // the mean over replications. On synthesized data, where typical_work is
+    // given (a block's expected work, say its place's mean over the groups),
+    // each replication also draws a block's work as typical plus a deviation
+    // drawn from the launch's: the run's own blocks deviate otherwise. The
+    // linear model is the caller's claim about its kernel, to be measured
+    // (sim/README.md).
     void record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, std::size_t dynamic_shared_bytes,
                             std::span<const std::uint64_t> work, std::span<const std::uint8_t> klass,
-                            std::span<const work_sample> samples, std::span<const std::uint64_t> themselves);
+                            std::span<const double> typical_work, std::span<const work_sample> samples,
+                            std::span<const std::uint64_t> themselves);
 
     const run_record& record() const { return m_record; }
     void clear_record() { m_record = {}; }
