@@ -32,10 +32,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "agpu/model/closed_form.hpp"
 #include "agpu/sim/executor.hpp"
 #include "sort/sort_runs.hpp"
 #include "sort/sort_synth.hpp"
@@ -166,6 +168,94 @@ inline block_ranges ranges_of(const merge_shape& s, const std::vector<std::uint6
     return b;
 }
 
+// The part of a merge block's counters that its ranges and its output's
+// position fix, whatever the keys: its global accesses (the leaves' reads of
+// each range in chunk-element moves, the root's writes from `out`, the splits
+// it reads when parts > 1) and the staging access in shared memory beside
+// each read and write. multiway.cuh moves whole warps over b-aligned
+// positions, so a move's warp-instructions and sectors depend on where it
+// falls against b-word blocks: a block of aligned ranges costs fewer than
+// another, which a line in the keys alone cannot tell. Costed as the
+// simulator costs them (sim/README.md).
+struct moves_tally {
+    const model::machine& m;
+    std::uint64_t threads, key_bytes;
+    bool pairs;
+    sim::block_sample part{};
+
+    static std::uint64_t units(std::uint64_t first, std::uint64_t bytes, std::uint64_t unit) {
+        return (first + bytes - 1) / unit - first / unit + 1;
+    }
+    // A warp-instruction on elements [a, z] of `e` bytes (global) beside the shared one on [sa, sa + z - a].
+    void global(bool load, std::uint64_t a, std::uint64_t z, std::uint64_t e, std::uint64_t lanes) {
+        auto& c = part.c;
+        const std::uint64_t sectors = units(a * e, (z - a + 1) * e, 32), blocks = units(a * e, (z - a + 1) * e, m.block_bytes());
+        model::add_global(c, load, 1, sectors, blocks);
+        c[model::counter::io_blocks] += blocks;
+        c[model::counter::lane_accesses] += lanes;
+        c[model::counter::warp_instructions] += 1;
+        part.steps += 1;
+    }
+    void shared(bool load, std::uint64_t words) {
+        auto& c = part.c;
+        const std::uint64_t wf = (words + m.b - 1) / m.b;  // consecutive words: ceil(words / b) wavefronts, no conflict
+        c[load ? model::counter::shared_load_instructions : model::counter::shared_store_instructions] += 1;
+        c[load ? model::counter::shared_load_wavefronts : model::counter::shared_store_wavefronts] += wf;
+        c[model::counter::shared_wavefronts] += wf;
+        c[model::counter::lane_accesses] += m.b;
+        c[model::counter::warp_instructions] += 1;
+        part.steps += wf;
+    }
+    // One move of n elements at element p: a leaf's read (load) or the root's write.
+    void move(bool read, std::uint64_t p, std::uint64_t n) {
+        const std::uint64_t b = m.b, lead = p % b;
+        for (std::uint64_t w = 0; w < threads / b; ++w)
+            for (std::uint64_t j0 = w * b; j0 < lead + n; j0 += threads) {
+                const std::uint64_t lo = std::max(j0, lead) - lead, hi = std::min(j0 + b - 1, lead + n - 1) - lead;
+                const std::uint64_t kw = ((hi - lo + 1) * key_bytes + 3) / 4, vw = hi - lo + 1;
+                if (read) {
+                    global(true, p + lo, p + hi, key_bytes, b);
+                    shared(false, kw);
+                    if (pairs) global(true, p + lo, p + hi, 4, b), shared(false, vw);
+                } else {
+                    shared(true, kw);
+                    global(false, p + lo, p + hi, key_bytes, b);
+                    if (pairs) shared(true, vw), global(false, p + lo, p + hi, 4, b);
+                }
+            }
+    }
+};
+
+inline sim::block_sample moves_part(const model::machine& m, const merge_shape& s, std::uint64_t block,
+                                    const std::vector<std::uint64_t>& lo, const std::vector<std::uint64_t>& hi,
+                                    std::uint64_t key_bytes, bool pairs) {
+    moves_tally t{m, sort_policy::threads, key_bytes, pairs};
+    std::uint64_t out = run_start(s, block / s.parts, 0), keys = 0;
+    for (unsigned r = 0; r < s.d; ++r) {
+        out += lo[r] - run_start(s, block / s.parts, r);
+        keys += hi[r] - lo[r];
+        for (std::uint64_t p = lo[r]; p < hi[r]; p += s.chunk) t.move(true, p, std::min<std::uint64_t>(s.chunk, hi[r] - p));
+    }
+    for (std::uint64_t x = 0; x < keys; x += s.chunk) t.move(false, out + x, std::min<std::uint64_t>(s.chunk, keys - x));
+    if (s.parts > 1) {  // threads r < d read their run's two splits: a warp-instruction per warp and split
+        const std::uint64_t first = (block / s.parts * (s.parts + 1) + block % s.parts) * s.d;
+        for (std::uint64_t w = 0; w * m.b < s.d; ++w) {
+            const std::uint64_t a = w * m.b, z = std::min<std::uint64_t>(s.d, a + m.b) - 1;
+            for (std::uint64_t at : {first, first + s.d}) t.global(true, at + a, at + z, 8, z - a + 1);
+        }
+    }
+    return t.part;
+}
+
+// Orders blocks for run_blocks, which runs the first alone and then claims
+// the rest in order on its threads: the least work first, then the most
+// (the longest first spreads the rest evenly).
+template <class T, class Work>
+void balance(std::vector<T>& items, Work work) {
+    std::sort(items.begin(), items.end(), [&](const T& a, const T& b) { return work(a) > work(b); });
+    if (!items.empty()) std::rotate(items.begin(), items.end() - 1, items.end());
+}
+
 // The ends of the first x elements of a block's ranges in the merge's order
 // (key, then run: a stable merge takes equal keys from the lower run first).
 // keys: the block's input, filled on demand (the synthesized memory the kernel reads).
@@ -236,7 +326,12 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
     std::vector<std::uint64_t> host_splits(splits.size());
     if (!host_splits.empty()) ex.download(std::span<std::uint64_t>(host_splits), splits);
     std::vector<std::uint64_t> work(blocks);
-    for (std::uint64_t b = 0; b < blocks; ++b) work[b] = detail::ranges_of(s, host_splits, b).keys();
+    std::vector<sim::block_sample> known(blocks);
+    for (std::uint64_t b = 0; b < blocks; ++b) {
+        const auto r = detail::ranges_of(s, host_splits, b);
+        work[b] = r.keys();
+        known[b] = detail::moves_part(ex.machine(), s, b, r.lo, r.hi, sizeof(K), Pairs);
+    }
     const std::uint64_t most = ex.options().sample_strata;
     const std::uint64_t x1 = P::x1(ps.d, shape.chunk), x2 = 2 * x1;
     std::vector<std::uint8_t> klass(blocks);
@@ -261,6 +356,21 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
             if (members.size() == 1) themselves.push_back(members.front());
             return;
         }
+        if (s.parts > 1 && s.parts <= strata) {
+            // Whole groups, so that every part is sampled as often as it occurs
+            // (a group's first range is about half the others, its last larger).
+            std::vector<std::uint64_t> groups;
+            for (auto b : members)
+                if (groups.empty() || groups.back() != b / s.parts) groups.push_back(b / s.parts);
+            const std::uint64_t take = std::max<std::uint64_t>(2, strata / s.parts);
+            if (take < groups.size()) {
+                std::vector<std::uint64_t> picked;
+                for (auto i : ex.probe_blocks(groups.size(), take)) picked.push_back(groups[i]);
+                for (auto b : members)
+                    if (std::find(picked.begin(), picked.end(), b / s.parts) != picked.end()) whole.push_back(b);
+                return;
+            }
+        }
         themselves.push_back(members.front());
         themselves.push_back(members.back());
         whole.push_back(members.front());
@@ -277,38 +387,49 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
     }
     std::vector<sim::work_sample> samples;
     if (!whole.empty()) {
+        detail::balance(whole, [&](std::uint64_t b) { return work[b]; });
         const auto got = ex.run_blocks(std::span<const std::uint64_t>(whole), "multiway_merge", multiway_merge<K, V, Pairs>,
                                        grid, block, ps.heap_bytes, kl::gspan<const K>(in.keys),
                                        kl::gspan<const V>(in.vals), out.keys, out.vals, splits, s);
-        for (std::size_t i = 0; i < whole.size(); ++i) samples.push_back({whole[i], work[whole[i]], got[i]});
+        for (std::size_t i = 0; i < whole.size(); ++i) samples.push_back({whole[i], work[whole[i]], got[i], known[whole[i]]});
     }
     if (probe) {
-        // A launch of twice the parts: block (g, q) probed as (g, 2q), reading its prefix from its own splits.
+        // One launch of four times the parts: block (g, q) probed on its first
+        // x1 keys as (g, 4q) and on its first x2 as (g, 4q + 2), each reading
+        // its prefix from its own splits.
         std::vector<std::uint64_t> chosen;
         for (auto i : ex.probe_blocks(big.size(), P::probes)) chosen.push_back(big[i]);
         merge_shape probe_shape = s;
-        probe_shape.parts = 2 * s.parts;
+        probe_shape.parts = 4 * s.parts;
         const kl::dim3 probe_grid{static_cast<unsigned>(ps.groups * probe_shape.parts)};
-        std::vector<std::uint64_t> probe_ids;
-        for (auto b : chosen) probe_ids.push_back(b / s.parts * probe_shape.parts + 2 * (b % s.parts));
-        for (const std::uint64_t x : {x1, x2}) {
-            std::vector<std::uint64_t> probe_splits(ps.groups * (probe_shape.parts + 1) * s.d, 0);
-            for (std::size_t i = 0; i < chosen.size(); ++i) {
-                const auto r = detail::ranges_of(s, host_splits, chosen[i]);
+        std::vector<std::uint64_t> probe_splits(ps.groups * (probe_shape.parts + 1) * s.d, 0), ids;
+        std::vector<sim::work_sample> probes;
+        for (const auto b : chosen)
+            for (const std::uint64_t x : {x1, x2}) {
+                const auto r = detail::ranges_of(s, host_splits, b);
                 const auto ends = detail::prefix_ends(ex, in.keys, r, x);
-                const std::uint64_t g = probe_ids[i] / probe_shape.parts, q = probe_ids[i] % probe_shape.parts;
+                const std::uint64_t g = b / s.parts, q = 4 * (b % s.parts) + (x == x1 ? 0 : 2);
+                ids.push_back(g * probe_shape.parts + q);
                 for (unsigned k = 0; k < s.d; ++k) {
                     probe_splits[(g * (probe_shape.parts + 1) + q) * s.d + k] = r.lo[k];
                     probe_splits[(g * (probe_shape.parts + 1) + q + 1) * s.d + k] = ends[k];
                 }
+                probes.push_back({b, x, {}, detail::moves_part(ex.machine(), probe_shape, ids.back(), r.lo, ends, sizeof(K), Pairs)});
             }
-            auto dev_splits = ex.alloc<std::uint64_t>(probe_splits.size());
-            ex.upload(dev_splits, std::span<const std::uint64_t>(probe_splits));
-            const auto got = ex.run_blocks(std::span<const std::uint64_t>(probe_ids), "multiway_merge",
-                                           multiway_merge<K, V, Pairs>, probe_grid, block, ps.heap_bytes,
-                                           kl::gspan<const K>(in.keys), kl::gspan<const V>(in.vals), out.keys,
-                                           out.vals, kl::gspan<const std::uint64_t>(dev_splits), probe_shape);
-            for (std::size_t i = 0; i < chosen.size(); ++i) samples.push_back({chosen[i], x, got[i]});
+        std::vector<std::size_t> order(ids.size());
+        std::iota(order.begin(), order.end(), std::size_t(0));
+        detail::balance(order, [&](std::size_t i) { return probes[i].work; });
+        std::vector<std::uint64_t> ordered_ids;
+        for (auto i : order) ordered_ids.push_back(ids[i]);
+        auto dev_splits = ex.alloc<std::uint64_t>(probe_splits.size());
+        ex.upload(dev_splits, std::span<const std::uint64_t>(probe_splits));
+        const auto got = ex.run_blocks(std::span<const std::uint64_t>(ordered_ids), "multiway_merge",
+                                       multiway_merge<K, V, Pairs>, probe_grid, block, ps.heap_bytes,
+                                       kl::gspan<const K>(in.keys), kl::gspan<const V>(in.vals), out.keys, out.vals,
+                                       kl::gspan<const std::uint64_t>(dev_splits), probe_shape);
+        for (std::size_t j = 0; j < order.size(); ++j) {
+            probes[order[j]].at = got[j];
+            samples.push_back(probes[order[j]]);
         }
     }
     // A block's typical keys: its range's mean over the whole groups (a
@@ -322,7 +443,8 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
             for (std::uint64_t g = 0; g < whole_groups; ++g) mean += double(work[g * s.parts + q]) / double(whole_groups);
             for (std::uint64_t g = 0; g < whole_groups; ++g) typical[g * s.parts + q] = mean;
         }
-    ex.record_work_launch("multiway_merge", grid, block, ps.heap_bytes, work, klass, typical, samples, themselves);
+    ex.record_work_launch("multiway_merge", grid, block, ps.heap_bytes, work, klass, typical, known, samples,
+                          themselves);
 }
 
 // The sort of n random keys in sampled mode, on synthesized inputs; the

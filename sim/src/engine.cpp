@@ -1612,14 +1612,15 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
 void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3 block,
                                   std::size_t dynamic_shared_bytes, std::span<const std::uint64_t> work,
                                   std::span<const std::uint8_t> klass, std::span<const double> typical_work,
-                                  std::span<const work_sample> samples, std::span<const std::uint64_t> themselves) {
+                                  std::span<const block_sample> known, std::span<const work_sample> samples,
+                                  std::span<const std::uint64_t> themselves) {
     const model::machine& m = m_dev.agpu;
     const std::string kname(name);
     check_launch(kname, grid, block, dynamic_shared_bytes);
     const std::uint64_t nthreads = std::uint64_t(block.x) * block.y * block.z;
     const std::uint64_t nblocks = std::uint64_t(grid.x) * grid.y * grid.z;
     AGPU_CHECK(work.size() == nblocks && (klass.empty() || klass.size() == nblocks) &&
-                   (typical_work.empty() || typical_work.size() == nblocks),
+                   (typical_work.empty() || typical_work.size() == nblocks) && (known.empty() || known.size() == nblocks),
                "record_work_launch: one work entry (and class, typical work) per block");
     auto class_of = [&](std::uint64_t b) { return klass.empty() ? 0u : unsigned(klass[b]); };
     std::vector<const work_sample*> own_of(nblocks, nullptr);  // the whole-block sample of a block counted as itself
@@ -1683,27 +1684,48 @@ void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3
     // A value's total over the launch (the blocks counted as themselves plus
     // each class's line over its blocks) and its variance: a jackknife over
     // each class's sampled blocks. lines: each class's full fit.
+    // value(block_sample) -> double; a sample's modeled value is its value less its known part's.
     auto estimate = [&](auto value, double& variance, std::vector<line>& lines) {
+        const auto y = [&](const work_sample& s) { return value(s.at) - value(s.known); };
         double total = 0;
-        for (auto b : themselves) total += value(*own_of[b]);
+        for (auto b : themselves) total += value(own_of[b]->at);
+        if (!known.empty())
+            for (std::uint64_t b = 0; b < nblocks; ++b)
+                if (!own_of[b]) total += value(known[b]);
         variance = 0;
         lines.assign(classes, {});
         for (unsigned k = 0; k < classes; ++k) {
             const auto& c = cls[k];
             if (c.n == 0) continue;
-            lines[k] = fit(c, value, c.ids.size());
+            lines[k] = fit(c, y, c.ids.size());
             total += c.n * lines[k].a + c.w * lines[k].b;
             const std::size_t S = c.ids.size();
             std::vector<double> loo(S);
             double mean = 0;
             for (std::size_t j = 0; j < S; ++j) {
-                const line l = fit(c, value, j);
+                const line l = fit(c, y, j);
                 loo[j] = c.n * l.a + c.w * l.b;
                 mean += loo[j] / double(S);
             }
             double sq = 0;
             for (double x : loo) sq += (x - mean) * (x - mean);
             variance += double(S - 1) / double(S) * sq * c.fpc * c.widen;
+            // On synthesized data the run's own blocks' known parts differ too:
+            // twice the class's spread of known parts about their line in the
+            // work, over its blocks (the run's and these deviate alike).
+            if (m_synthesized && !known.empty()) {
+                double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
+                for (std::uint64_t b = 0; b < nblocks; ++b)
+                    if (!own_of[b] && class_of(b) == k) {
+                        const double x = double(work[b]), v = value(known[b]);
+                        n += 1, sx += x, sy += v, sxx += x * x, sxy += x * v, syy += v * v;
+                    }
+                if (n > 2) {
+                    const double vx = sxx - sx * sx / n, vy = syy - sy * sy / n, cxy = sxy - sx * sy / n;
+                    const double res = std::max(0.0, vx > 1e-9 * sxx ? vy - cxy * cxy / vx : vy);
+                    variance += 2.0 * res / (n - 2) * n;
+                }
+            }
         }
         return total;
     };
@@ -1726,7 +1748,7 @@ void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3
             continue;
         }
         double var = 0;
-        rec.c.v[i] = nonnegative(estimate([&](const work_sample& s) { return double(s.at.c.v[i]); }, var, lines));
+        rec.c.v[i] = nonnegative(estimate([&](const block_sample& b) { return double(b.c.v[i]); }, var, lines));
         rec.variance[i] = var;
     }
 
@@ -1737,9 +1759,10 @@ void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3
     // in an exact run. The makespan is the mean over replications; its
     // variance, the steps total's scaled by (makespan / total)², plus the
     // replications' spread.
-    auto steps_of = [](const work_sample& s) { return double(s.at.steps); };
+    auto steps_of = [](const block_sample& b) { return double(b.steps); };
     double steps_var = 0;
     const double steps_total = estimate(steps_of, steps_var, lines);
+    auto known_steps = [&](std::uint64_t b) { return known.empty() ? 0.0 : double(known[b].steps); };
     std::vector<double> sd(classes, 0.0);
     for (unsigned k = 0; k < classes; ++k) {
         const auto& c = cls[k];
@@ -1749,7 +1772,7 @@ void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3
             double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
             for (const auto& s : samples)
                 if (s.block == id) {
-                    const double x = double(s.work), y = steps_of(s);
+                    const double x = double(s.work), y = steps_of(s.at) - steps_of(s.known);
                     n += 1, sx += x, sy += y, sxx += x * x, sxy += x * y;
                 }
             const double vx = sxx - sx * sx / n, b = vx > 1e-9 * sxx ? (sxy - sx * sy / n) / vx : lines[k].b;
@@ -1777,7 +1800,7 @@ void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3
             }
             const double x = deviations.empty() ? double(work[b])
                                                 : std::max(0.0, typical_work[b] + deviations[rng() % deviations.size()]);
-            v[b] = nonnegative(lines[class_of(b)].at(x) + noise(rng));
+            v[b] = nonnegative(known_steps(b) + lines[class_of(b)].at(x) + noise(rng));
         }
     });
     rec.c[counter::time_steps] = nonnegative(spread.mean);

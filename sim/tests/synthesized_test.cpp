@@ -146,7 +146,7 @@ TEST(Synthesized, WorkLaunchIsExactWhereCostsAreLinear) {
         for (std::size_t i = 0; i < chosen.size(); ++i) samples.push_back({chosen[i], x, got[i]});
     }
     const std::vector<std::uint64_t> work64(work.begin(), work.end());
-    ex.record_work_launch("copy_work", {blocks}, {threads}, 0, work64, {}, {}, samples, {});
+    ex.record_work_launch("copy_work", {blocks}, {threads}, 0, work64, {}, {}, {}, samples, {});
     const auto& est = ex.record().launches.back();
     EXPECT_EQ(est.estimate, sim::launch_estimate::linear);
     EXPECT_EQ(est.blocks_recorded, 3u);

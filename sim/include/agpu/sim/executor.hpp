@@ -115,11 +115,13 @@ struct block_sample {
 };
 
 // A block's counters and steps after `work` units of its work (keys merged,
-// say): all of it, or a shortened run of it (executor::record_work_launch).
+// say): all of it, or a shortened run of it (executor::record_work_launch);
+// `known`: the part of them the caller knows without the data (0 if none).
 struct work_sample {
     std::uint64_t block = 0;
     std::uint64_t work = 0;
     block_sample at;
+    block_sample known{};
 };
 
 // Too little host memory for the simulated device memory a run needs.
@@ -273,11 +275,15 @@ public:
     // each replication also draws a block's work as typical plus a deviation
     // drawn from the launch's: the run's own blocks deviate otherwise. The
     // linear model is the caller's claim about its kernel, to be measured
-    // (sim/README.md).
+    // (sim/README.md). `known` (one per block, or empty): the part of each
+    // block's counters and steps the caller computes without the data (the
+    // global accesses that its ranges fix, say): the model takes the rest
+    // (samples less their own known part), and each block's known part is
+    // added as it is.
     void record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, std::size_t dynamic_shared_bytes,
                             std::span<const std::uint64_t> work, std::span<const std::uint8_t> klass,
-                            std::span<const double> typical_work, std::span<const work_sample> samples,
-                            std::span<const std::uint64_t> themselves);
+                            std::span<const double> typical_work, std::span<const block_sample> known,
+                            std::span<const work_sample> samples, std::span<const std::uint64_t> themselves);
 
     const run_record& record() const { return m_record; }
     void clear_record() { m_record = {}; }
