@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <tuple>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -60,6 +61,9 @@ struct sampled_policy {
     // least min_strata, at most the engine's default.
     static constexpr std::uint64_t light_keys = std::uint64_t(1) << 17;
     static constexpr std::uint64_t min_strata = 2;
+    // select_splits runs every group (the merges read its splits) and records
+    // those of this many strata (its groups differ little).
+    static constexpr std::uint64_t split_strata = 8;
     // Synthesize only runs whose exact simulation would record more lane
     // accesses than this (about 4 s): below, the ordinary sampled run is
     // cheap, and it sees the run's own data, where a launch of few blocks has a
@@ -206,6 +210,32 @@ struct moves_tally {
         c[model::counter::warp_instructions] += 1;
         part.steps += wf;
     }
+    // len elements at element p moved in chunk-element moves: a leaf's reads
+    // or the root's writes. A move's counts depend only on how it falls
+    // against b-element blocks and its length: each distinct one is costed once.
+    void moves(bool read, std::uint64_t p, std::uint64_t len, std::uint64_t chunk) {
+        for (std::uint64_t at = 0; at < len; at += chunk) {
+            const std::uint64_t n = std::min(chunk, len - at), lead = (p + at) % m.b;
+            // Moves of the same length and lead that follow (a chunk a multiple of b keeps the lead).
+            std::uint64_t same = 1;
+            if (chunk % m.b == 0 && n == chunk) same = (len - at) / chunk;
+            const auto key = std::tuple{read, lead, n};
+            auto it = std::find_if(memo.begin(), memo.end(), [&](const auto& e) { return e.first == key; });
+            if (it == memo.end()) {
+                const sim::block_sample before = part;
+                part = {};
+                move(read, p + at, n);
+                memo.emplace_back(key, part);
+                it = std::prev(memo.end());
+                part = before;
+            }
+            for (std::size_t i = 0; i < model::counter_count; ++i) part.c.v[i] += same * it->second.c.v[i];
+            part.steps += same * it->second.steps;
+            at += (same - 1) * chunk;
+        }
+    }
+    std::vector<std::pair<std::tuple<bool, std::uint64_t, std::uint64_t>, sim::block_sample>> memo;
+
     // One move of n elements at element p: a leaf's read (load) or the root's write.
     void move(bool read, std::uint64_t p, std::uint64_t n) {
         const std::uint64_t b = m.b, lead = p % b;
@@ -234,9 +264,9 @@ inline sim::block_sample moves_part(const model::machine& m, const merge_shape& 
     for (unsigned r = 0; r < s.d; ++r) {
         out += lo[r] - run_start(s, block / s.parts, r);
         keys += hi[r] - lo[r];
-        for (std::uint64_t p = lo[r]; p < hi[r]; p += s.chunk) t.move(true, p, std::min<std::uint64_t>(s.chunk, hi[r] - p));
+        t.moves(true, lo[r], hi[r] - lo[r], s.chunk);
     }
-    for (std::uint64_t x = 0; x < keys; x += s.chunk) t.move(false, out + x, std::min<std::uint64_t>(s.chunk, keys - x));
+    t.moves(false, out, keys, s.chunk);
     if (s.parts > 1) {  // threads r < d read their run's two splits: a warp-instruction per warp and split
         const std::uint64_t first = (block / s.parts * (s.parts + 1) + block % s.parts) * s.d;
         for (std::uint64_t w = 0; w * m.b < s.d; ++w) {
@@ -460,8 +490,11 @@ check_result merge_sort_synthesized(sim::executor& ex, std::uint64_t n, const pl
         auto keys = ex.alloc_synthesized<K>(n, [input](std::uint64_t f, std::uint64_t c, K* dst) { input.fill(f, c, dst); });
         auto vals = Pairs ? ex.alloc_synthesized<V>(n) : kl::gspan<V>{};
         sorted_spans<K, V> out{ex.alloc_synthesized<K>(n), Pairs ? ex.alloc_synthesized<V>(n) : kl::gspan<V>{}};
+        // block_sort's accesses do not depend on the keys (sort_common.cuh): every whole tile costs the same.
+        ex.set_sample_strata(P::min_strata);
         launch_block_sort<sim::executor, K, V, Pairs>(ex, pl, shape, kl::gspan<const K>(keys), kl::gspan<const V>(vals),
                                                       out);
+        ex.set_sample_strata(0);
         for (std::size_t i = 0; i < pl.passes.size(); ++i) {
             const auto& ps = pl.passes[i];
             const merge_shape s = pass_shape(n, ps, shape);
@@ -474,7 +507,9 @@ check_result merge_sort_synthesized(sim::executor& ex, std::uint64_t n, const pl
                 // Every group's splits: the merge blocks sampled below read them.
                 splits = ex.alloc<std::uint64_t>(splits_size(ps));
                 ex.set_skip_unrecorded(false);
+                ex.set_sample_strata(P::split_strata);
                 launch_select_splits(ex, ps, s, kl::gspan<const K>(in.keys), splits);
+                ex.set_sample_strata(0);
                 ex.set_skip_unrecorded(true);
             }
             synthesized_merge<K, V, Pairs, P>(ex, ps, shape, s, in, out, kl::gspan<const std::uint64_t>(splits));
