@@ -234,7 +234,7 @@ struct moves_tally {
             at += (same - 1) * chunk;
         }
     }
-    std::vector<std::pair<std::tuple<bool, std::uint64_t, std::uint64_t>, sim::block_sample>> memo;
+    std::vector<std::pair<std::tuple<bool, std::uint64_t, std::uint64_t>, sim::block_sample>> memo = {};
 
     // One move of n elements at element p: a leaf's read (load) or the root's write.
     void move(bool read, std::uint64_t p, std::uint64_t n) {

@@ -42,6 +42,22 @@ AGPU_KERNEL void copy_work(kl::gspan<const float> in, kl::gspan<float> out, kl::
     for (std::uint32_t i = kl::thread_idx().x; i < w; i += kl::block_dim().x) out.store(base + i, 2 * in.load(base + i));
 }
 
+// copy_work's launch: the executor, its spans, and the counters of the launch (every block recorded).
+struct copy_launch {
+    sim::executor ex;
+    kl::gspan<float> in, out;
+    kl::gspan<std::uint32_t> w;
+    sim::counts whole;
+    copy_launch(const std::vector<std::uint32_t>& work, unsigned threads, sim::sim_mode mode)
+        : ex(make(mode)), in(ex.alloc<float>(work.size() * 65536)), out(ex.alloc<float>(work.size() * 65536)),
+          w(ex.alloc<std::uint32_t>(work.size())) {
+        ex.upload(w, std::span<const std::uint32_t>(work));
+        ex.launch("copy_work", copy_work, {unsigned(work.size())}, {threads}, 0, kl::gspan<const float>(in), out,
+                  kl::gspan<const std::uint32_t>(w));
+        whole = ex.record().launches.back().c;
+    }
+};
+
 AGPU_KERNEL void read_some(kl::gspan<const std::uint32_t> in, kl::gspan<std::uint32_t> out) {
     const unsigned t = kl::thread_idx().x;
     out.store(t, in.load(std::uint64_t(t) * 1000 + 7));
@@ -88,14 +104,11 @@ TEST(Synthesized, RunBlocksGivesEachBlocksCountsAsTheLaunch) {
     const unsigned blocks = 12, threads = 128;
     std::vector<std::uint32_t> work(blocks);
     for (unsigned b = 0; b < blocks; ++b) work[b] = 1024 * (1 + b % 5);
-    auto ex = make();
-    auto in = ex.alloc<float>(std::size_t(blocks) * 65536);
-    auto out = ex.alloc<float>(std::size_t(blocks) * 65536);
-    auto w = ex.alloc<std::uint32_t>(blocks);
-    ex.upload(w, std::span<const std::uint32_t>(work));
-    ex.launch("copy_work", copy_work, {blocks}, {threads}, 0, kl::gspan<const float>(in), out,
-              kl::gspan<const std::uint32_t>(w));
-    const auto whole = ex.record().launches.back().c;
+    copy_launch l(work, threads, sim::sim_mode::exact);
+    auto& ex = l.ex;
+    const auto in = l.in, out = l.out;
+    const auto w = l.w;
+    const auto whole = l.whole;
     std::vector<std::uint64_t> ids(blocks);
     std::iota(ids.rbegin(), ids.rend(), 0);  // any order
     const auto got = ex.run_blocks(std::span<const std::uint64_t>(ids), "copy_work", copy_work, {blocks}, {threads}, 0,
@@ -122,15 +135,11 @@ TEST(Synthesized, WorkLaunchIsExactWhereCostsAreLinear) {
     const unsigned blocks = 40, threads = 128;
     std::vector<std::uint32_t> work(blocks);
     for (unsigned b = 0; b < blocks; ++b) work[b] = 4096 * (2 + (7 * b) % 9);
-    auto ex = make(sim::sim_mode::sampled);
-    auto in = ex.alloc<float>(std::size_t(blocks) * 65536);
-    auto out = ex.alloc<float>(std::size_t(blocks) * 65536);
-    auto w = ex.alloc<std::uint32_t>(blocks);
-    ex.upload(w, std::span<const std::uint32_t>(work));
-    ex.launch("copy_work", copy_work, {blocks}, {threads}, 0, kl::gspan<const float>(in), out,
-              kl::gspan<const std::uint32_t>(w));
+    copy_launch l(work, threads, sim::sim_mode::sampled);
+    auto& ex = l.ex;
+    const auto in = l.in, out = l.out;
     ASSERT_EQ(ex.record().launches.back().estimate, sim::launch_estimate::exact);  // 40 blocks: recorded in full
-    const auto exact = ex.record().launches.back().c;
+    const auto exact = l.whole;
 
     const auto chosen = ex.probe_blocks(blocks, 3);
     ASSERT_EQ(chosen.size(), 3u);

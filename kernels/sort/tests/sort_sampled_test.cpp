@@ -90,8 +90,9 @@ void expect_synthesized_near_exact(std::uint64_t n, const std::vector<std::strin
     for (const auto& info : model::counter_table) {
         const double x = double(exact[info.id]), y = double(s[info.id]);
         const double rel = x == 0 ? std::abs(y) : std::abs(y - x) / x;
-        if (one_percent.empty() || std::find(one_percent.begin(), one_percent.end(), info.id) != one_percent.end())
+        if (one_percent.empty() || std::find(one_percent.begin(), one_percent.end(), info.id) != one_percent.end()) {
             EXPECT_LE(rel, 0.01) << info.name << ": exact " << x << ", sampled " << y;
+        }
         EXPECT_LE(rel, err[std::size_t(info.id)] + 0.005) << info.name << ": reported error " << err[std::size_t(info.id)];
     }
 }

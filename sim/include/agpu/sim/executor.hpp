@@ -198,17 +198,9 @@ public:
     template <class... P, class... A>
     void launch(std::string_view name, void (*kernel)(P...), kl::dim3 grid, kl::dim3 block,
                 std::size_t dynamic_shared_bytes, A&&... args) {
-        static_assert(sizeof...(P) == sizeof...(A), "launch: wrong number of kernel arguments");
-        std::tuple<std::decay_t<P>...> params(std::forward<A>(args)...);
-        struct closure {
-            void (*k)(P...);
-            std::tuple<std::decay_t<P>...>* p;
-            static void call(void* self) {
-                auto* c = static_cast<closure*>(self);
-                std::apply(c->k, *c->p);
-            }
-        } c{kernel, &params};
-        run_launch(name, grid, block, dynamic_shared_bytes, &closure::call, &c);
+        erased(
+            [&](void (*body)(void*), void* arg) { run_launch(name, grid, block, dynamic_shared_bytes, body, arg); },
+            kernel, std::forward<A>(args)...);
     }
 
     // Declares that nothing needs the outputs of the unrecorded blocks of the
@@ -245,17 +237,11 @@ public:
     std::vector<block_sample> run_blocks(std::span<const std::uint64_t> blocks, std::string_view name,
                                          void (*kernel)(P...), kl::dim3 grid, kl::dim3 block,
                                          std::size_t dynamic_shared_bytes, A&&... args) {
-        static_assert(sizeof...(P) == sizeof...(A), "run_blocks: wrong number of kernel arguments");
-        std::tuple<std::decay_t<P>...> params(std::forward<A>(args)...);
-        struct closure {
-            void (*k)(P...);
-            std::tuple<std::decay_t<P>...>* p;
-            static void call(void* self) {
-                auto* c = static_cast<closure*>(self);
-                std::apply(c->k, *c->p);
-            }
-        } c{kernel, &params};
-        return run_listed_blocks(blocks, name, grid, block, dynamic_shared_bytes, &closure::call, &c);
+        return erased(
+            [&](void (*body)(void*), void* arg) {
+                return run_listed_blocks(blocks, name, grid, block, dynamic_shared_bytes, body, arg);
+            },
+            kernel, std::forward<A>(args)...);
     }
     // Adds to record() a launch of kernel `name` estimated from samples of its
     // blocks, each block's counters taken as linear in its work: block b does
@@ -289,6 +275,21 @@ public:
     void clear_record() { m_record = {}; }
 
 private:
+    // Calls run(body, arg), body(arg) being kernel(args...) with the arguments held here.
+    template <class Run, class... P, class... A>
+    static decltype(auto) erased(Run&& run, void (*kernel)(P...), A&&... args) {
+        static_assert(sizeof...(P) == sizeof...(A), "wrong number of kernel arguments");
+        std::tuple<std::decay_t<P>...> params(std::forward<A>(args)...);
+        struct closure {
+            void (*k)(P...);
+            std::tuple<std::decay_t<P>...>* p;
+            static void call(void* self) {
+                auto* c = static_cast<closure*>(self);
+                std::apply(c->k, *c->p);
+            }
+        } c{kernel, &params};
+        return run(&closure::call, static_cast<void*>(&c));
+    }
     void* allocate_bytes(std::size_t bytes);
     void* allocate_synthesized(std::size_t bytes, std::function<void(std::uint64_t, std::uint64_t, void*)> fill);
     void materialize_bytes(const void* p, std::size_t bytes);
