@@ -131,7 +131,7 @@ int run_predict(const invocation& inv) {
             if (!r.counts.check.passed)
                 throw internal_error("the simulated outputs of " + algo.spec.key + " differ from the CPU reference: " +
                                      r.counts.check.detail);
-            const auto features = model::time_features(r.counts.totals, dev);
+            const auto features = model::time_features(r.counts.totals, dev, r.counts.footprint_bytes);
             for (std::size_t i = 0; i < model::time_term_count; ++i) r.terms[i] = features[i] * fit.constants[i];
             r.bound = model::dominant_bound(features, fit.constants);
             r.seconds = model::predict_seconds(features, fit.constants);

@@ -243,6 +243,14 @@ inline region_shape pick_region_shape(unsigned unit, std::uint64_t M, bool wide)
                                     " words is below the 2048 that the min-plus product's smallest chunk stages");
 }
 
+// log2 of x, a power of two (an internal error otherwise).
+inline std::uint32_t log2_exact(std::uint32_t x, const char* what) {
+    AGPU_CHECK(x != 0 && (x & (x - 1)) == 0, std::string(what) + " must be a power of two");
+    std::uint32_t l = 0;
+    while ((1u << l) < x) ++l;
+    return l;
+}
+
 // A job of minplus_regions (regions_x and blocks are set at launch).
 inline region_job make_job(std::uint32_t row0, std::uint32_t rows, std::uint32_t col0, std::uint32_t cols,
                            std::uint32_t a_col0, std::uint32_t b_row0, std::uint32_t inner) {
@@ -267,6 +275,15 @@ void launch_regions(Exec& ex, const char* name, kl::gspan<word4<typename Relax::
     for (std::uint32_t i = 0; i < L.jobs; ++i) wide &= L.job[i].rows >= 128 && L.job[i].cols / epw >= 128;
     const region_shape shape = pick_region_shape(unit, ex.machine().M, wide);
     L.kc = shape.kc;
+    L.kc_log2 = log2_exact(L.kc, "the inner chunk kc");
+    L.gv_log2 = log2_exact(L.gv, "the column run gv");
+    // C before the first staging where that measured faster on the H100 (n =
+    // 8192): int32 with two or more chunks (t = 128: other_tiles 48.1 -> 45.7
+    // ms); with one chunk (t <= 64) it was 25% slower, and the packed 16-bit
+    // variant at t = 128 3% slower. (Issuing several staging loads before
+    // their stores, or chunks of 32, made no difference.)
+    bool c_first = Relax::per_word == 1;
+    for (std::uint32_t i = 0; i < L.jobs; ++i) c_first &= L.job[i].inner > L.kc;
     const auto go = [&]<unsigned F>(std::integral_constant<unsigned, F>) {
         using P = region_policy<F>;
         unsigned blocks = 0;
@@ -277,7 +294,10 @@ void launch_regions(Exec& ex, const char* name, kl::gspan<word4<typename Relax::
             blocks += j.blocks;
         }
         const std::uint32_t pitch = np / epv;
-        ex.launch(name, minplus_regions<Relax, F>, {blocks}, {P::threads}, P::shared_bytes(L.kc), m, pitch, L);
+        if (c_first)
+            ex.launch(name, minplus_regions<Relax, F, true>, {blocks}, {P::threads}, P::shared_bytes(L.kc), m, pitch, L);
+        else
+            ex.launch(name, minplus_regions<Relax, F, false>, {blocks}, {P::threads}, P::shared_bytes(L.kc), m, pitch, L);
     };
     if (shape.F == 2)
         go(std::integral_constant<unsigned, 2>{});

@@ -88,10 +88,15 @@ struct region_launch {
     std::uint32_t jobs = 1;  // 1 or 2: blocks [0, job[0].blocks) do job 0, the rest job 1
     std::uint32_t kc = 16;   // inner chunk per shared-memory step
     std::uint32_t gv = 16;   // output columns come in runs of gv 16-byte vectors
+    // log2 of kc and gv (both powers of two), set at launch: the staging
+    // loops' index arithmetic in shifts and masks (with divisions by the
+    // run-time kc and gv it took more instructions than the loads it feeds).
+    std::uint32_t kc_log2 = 4, gv_log2 = 4;
 };
 
 // m: the padded matrix as 16-byte vectors, `pitch` vectors per row.
-template <class Relax, unsigned F>
+// CFirst: C is loaded before the first staging rather than after it (below).
+template <class Relax, unsigned F, bool CFirst>
 AGPU_KERNEL AGPU_BOUNDS(256, region_policy<F>::min_blocks) void minplus_regions(
     kl::gspan<word4<typename Relax::word>> m, std::uint32_t pitch, region_launch L) {
     using W = typename Relax::word;
@@ -134,12 +139,20 @@ AGPU_KERNEL AGPU_BOUNDS(256, region_policy<F>::min_blocks) void minplus_regions(
     constexpr unsigned AP = P::a_pitch, APV = AP / 4, BPV = P::b_pitch / 4;
     const auto sv = kl::dynamic_shared<V>();  // A^T: kc rows of AP words; then B: kc rows of BPV vectors
     const auto sw = kl::dynamic_shared<W>();
-    const unsigned kc = L.kc, gv = L.gv, a_vecs = kc / epv, b0 = kc * APV;
+    const unsigned kc = L.kc, gv = L.gv, a_log2 = L.kc_log2 - (epv == 8 ? 3 : 2), a_vecs = 1u << a_log2, b0 = kc * APV;
+    // Where C is loaded (the launch picks, region_c_first): before the first
+    // staging, so that its DRAM latency overlaps the staging's, or after it,
+    // its loads in flight through the barrier.
+    if (CFirst)
+        for (unsigned f = 0; f < F; ++f)
+            for (unsigned r = 0; r < 4; ++r)
+                for (unsigned g = 0; g < F; ++g)
+                    c[4 * f + r][g] = m.load_if(on >> (F * f + g) & 1, c0 + (64 * f + r) * pitch + 16 * g, inf_v);
     for (std::uint32_t k0 = 0; k0 < J.inner; k0 += kc) {
         if (k0 != 0) kl::sync_threads();
         // A's R x kc part, transposed: lanes take 16 rows x 2 vectors.
         AGPU_NO_UNROLL for (unsigned e = tid; e < R * a_vecs; e += threads) {
-            const unsigned i = e / (side * a_vecs) * side + e % side, g = e / side % a_vecs;
+            const unsigned i = (e >> (a_log2 + 4)) * side + e % side, g = e / side & (a_vecs - 1);
             const std::uint32_t row = row_base + i;
             const V v = m.load_if(row_live(row), std::uint64_t(row) * pitch + (J.a_col0 + k0) / epv + g, inf_v);
             for (unsigned w = 0; w < 4; ++w)
@@ -150,16 +163,17 @@ AGPU_KERNEL AGPU_BOUNDS(256, region_policy<F>::min_blocks) void minplus_regions(
         }
         // B's kc x RV-vector part: lanes take runs of gv vectors over 32/gv rows.
         AGPU_NO_UNROLL for (unsigned e = tid; e < kc * RV; e += threads) {
-            const unsigned vl = e % gv, rest = e / gv, k = rest % kc, vc = rest / kc * gv + vl;
+            const unsigned vl = e & (gv - 1), rest = e >> L.gv_log2, k = rest & (kc - 1);
+            const unsigned vc = (rest >> L.kc_log2 << L.gv_log2) + vl;
             const std::uint32_t col = col_base + vc * epv;
             const V v = m.load_if(col_live(col), std::uint64_t(J.b_row0 + k0 + k) * pitch + col / epv, inf_v);
             sv.store(b0 + k * BPV + vc, v);
         }
-        // C after the first staging (its loads in flight through the barrier):
-        // the staging loops then run without C's 16F² registers. (Measured on
-        // the H100: accumulating A ⊗ B from inf and meeting C at the end, with
-        // C prefetched to the L2, was 11-14% slower.)
-        if (k0 == 0)
+        // Or C after the first staging: the staging loops then run without C's
+        // 16F² registers. (Measured on the H100: accumulating A ⊗ B from inf
+        // and meeting C at the end, with C prefetched to the L2, was 11-14%
+        // slower.)
+        if (!CFirst && k0 == 0)
             for (unsigned f = 0; f < F; ++f)
                 for (unsigned r = 0; r < 4; ++r)
                     for (unsigned g = 0; g < F; ++g)

@@ -6,30 +6,40 @@
 //      chip, written once.
 //   2. Merge passes while more than one sorted run remains: groups of d
 //      consecutive runs are merged into one run each. While groups are many
-//      (at least k, the MPs) each thread block merges one whole group ("first
-//      half": independent merges). When they are few, select_splits first
-//      cuts each group's output into P ranges by pivots ("distribution"), and
-//      P thread blocks per group merge one range each ("second half"), so
-//      every MP stays busy.
+//      (at least 4x the heaps the MPs hold at once) each heap merges one whole group ("first
+//      half": independent merges). When they are few, select_pivots and
+//      split_search first cut each group's output into P ranges by pivots
+//      ("distribution"), and P heaps per group merge one range each ("second
+//      half"), so every MP stays busy.
 //
-// multiway_merge, one thread block = one MP merging d input ranges with a
-// heap: a complete binary tree whose d leaves (heap indices d..2d-1, d a power
-// of two, leaf d + r reading run r) point into the ranges in global memory,
-// and whose d - 1 internal nodes (1..d-1) hold sorted buffers of 2C elements in
-// shared memory, C = `chunk`. Every node's key is the last (largest) element
-// it passed to its parent. A move from child c to node i takes the first
+// multiway_merge, one warp (a block of sort_plan::merge_threads, 32 on the
+// GPU) = one MP of the model merging d input ranges with a heap: a complete
+// binary tree whose d leaves (heap indices d..2d-1, d a power of two, leaf
+// d + r reading run r) point into the ranges in global memory, and whose
+// d - 1 internal nodes (1..d-1) hold sorted buffers of 2C elements in shared
+// memory, C = `chunk`. Every node's key is the last (largest) element it
+// passed to its parent. A move from child c to node i takes the first
 // min(C, what c holds) elements of c (a leaf: the next C of its range, read
-// coalesced into a staging buffer) and merges them into i's buffer, all
-// threads in parallel: each thread finds its place on the merge path by binary
-// search (co-rank), merges its ceil(2C/T) outputs in registers, and writes
-// them after a barrier. Heapify(i) (heap_refill) moves from the child with the
-// smaller key, then refills that child, down to a leaf. Initialisation fills
+// coalesced into a staging buffer) and merges them into i's buffer, all lanes
+// in parallel: each finds its place on the merge path by binary search
+// (co-rank) and merges its 2C/32 outputs in registers. Heapify(i)
+// (heap_refill) moves from the child with the smaller key, then refills that
+// child, down to a leaf; the path is fixed before its first move (a move
+// changes only the moving child's key), so the leaf's global read is issued
+// first and its latency overlaps the moves above it. Initialisation fills
 // every internal node from both children, from the highest index down; then
 // the root repeatedly writes its first C elements to the output (coalesced)
 // and is refilled. A node holds 2C elements after every refill until its
 // subtree runs dry, and only its smallest C leave, which are never larger
 // than what its subtree still holds (every element still below a child is at
 // least that child's key); so a run leaves in order.
+//
+// Why a warp per heap: a move is a chain of dependent shared loads (the
+// search, the register merge) and a Heapify a chain of log2(d) moves, so one
+// heap keeps an SM mostly idle. With a warp each, an SM holds as many heaps as
+// its shared memory allows (d and C are chosen so that about 16 fit: the AGPU
+// heap condition 2C(d - 1) <= M read with M/16 words per heap) and their
+// chains overlap.
 //
 // Stability (key-value sorts): each buffered element carries the side it came
 // from (0 left, 1 right); a node orders (key, side), and a right child's key
@@ -39,10 +49,10 @@
 // AGPU cost of a pass over n elements: every element is read once by a leaf
 // and written once by a root, in C-element coalesced moves (I/O about
 // 2·n·s/(4b) blocks, plus the misaligned ends of split ranges); the time per
-// C output elements is log2(d) moves of O(2C/T + log 2C) steps per thread.
-// Passes: ceil(log_d(n/tile)); d the largest power of two whose heap fits in
-// M (2C·(d - 1) buffered elements plus one staging buffer and d leaves'
-// state): the I/O meets the Aggarwal-Vitter bound (n/b) log_{M/b}(n/b).
+// C output elements is log2(d) moves of O(2C/32 + log 2C) steps per lane.
+// Passes: ceil(log_d(n/tile)): the I/O is (n/b) log_d(n/tile) blocks, which
+// meets the Aggarwal-Vitter bound (n/b) log_{M/b}(n/b) up to the constant
+// log(M/b)/log(d), d = Theta(M/(16C)) and C = Theta(b).
 #pragma once
 
 #include <cstdint>
@@ -60,13 +70,16 @@ struct merge_shape {
     unsigned parts = 1;         // P: output ranges per group (1: no splits read)
 };
 
-// The heap's dynamic shared memory: d slots of 2C elements (slot 0 stages a
+// The heap's dynamic shared memory: d slots of 2C elements, padded (slot 0 stages a
 // leaf's read; slot i is node i's buffer), for key-value sorts values and the
 // side bit of each, then the state of the 2d nodes.
 template <class K, class V, bool Pairs>
 struct heap_layout {
     unsigned d, chunk;
-    AGPU_HOST_DEVICE std::uint64_t slots() const { return std::uint64_t(d) * 2 * chunk; }
+    // A slot: 2C elements plus one of padding per 32 (a lane's 2C/32
+    // consecutive outputs then fall in distinct banks, as in block_sort).
+    AGPU_HOST_DEVICE unsigned slot() const { return padded(2 * chunk); }
+    AGPU_HOST_DEVICE std::uint64_t slots() const { return std::uint64_t(d) * slot(); }
     AGPU_HOST_DEVICE std::uint64_t keys_at() const { return 0; }
     AGPU_HOST_DEVICE std::uint64_t vals_at() const { return align16(slots() * sizeof(K)); }
     AGPU_HOST_DEVICE std::uint64_t sides_at() const { return vals_at() + (Pairs ? align16(slots() * sizeof(V)) : 0); }
@@ -118,122 +131,199 @@ AGPU_DEVICE bool incoming_before(K y, unsigned sy, K x, unsigned sx) {
     return false;
 }
 
-// Moves min(C, what child c holds) elements from c into node i's buffer.
+// A buffered element as the merge compares it: the key and the side it came from.
+template <class K>
+struct sided_key {
+    K key;
+    unsigned side;
+};
+
+// A leaf's next move (min(C, what is left) elements from `from`), read from
+// global memory into registers before the moves above it on the path, so the
+// read's latency overlaps them. Whole warps over b-aligned positions (a range
+// that starts where a pivot fell costs the blocks it touches, not two per
+// warp): lanes before the move's start or past its end read the nearest
+// element of the move again (the same sector and word: no cost on the GPU).
+// So every lane of a warp reaches these accesses equally often, and the
+// simulator groups them into one warp-instruction per warp, as the GPU issues
+// them.
 template <class K, class V, bool Pairs>
-AGPU_DEVICE void heap_move(const heap_view<K, V, Pairs>& h, kl::gspan<const K> in_keys, kl::gspan<const V> in_vals,
-                           unsigned i, unsigned c) {
+struct leaf_read {
+    std::uint64_t from = 0, end = 0;
+    unsigned count = 0;
+    K keys[sort_policy::max_leaf_loads];
+    V vals[sort_policy::max_leaf_loads];
+};
+
+template <class K, class V, bool Pairs>
+AGPU_DEVICE void leaf_load(const heap_view<K, V, Pairs>& h, kl::gspan<const K> in_keys, kl::gspan<const V> in_vals,
+                           unsigned leaf, leaf_read<K, V, Pairs>& lr) {
     const unsigned t = kl::thread_rank(), threads = kl::block_dim().x;
-    const unsigned slot = 2 * h.chunk;
-    const unsigned have = h.count.load(i), a_at = i * slot + h.head.load(i);
-    unsigned m = 0, b_at = 0;
-    if (c >= h.d) {  // a leaf: the next C elements of its range, coalesced into slot 0
-        const std::uint64_t p = h.pos.load(c), e = h.end.load(c);
-        m = unsigned(kl::min<std::uint64_t>(h.chunk, e - p));
-        // Whole warps over b-aligned positions (a range that starts where a
-        // pivot fell costs the blocks it touches, not two per warp): lanes
-        // before p or past the end re-read and re-store the nearest element of
-        // the move (the same sector and word: no cost on the GPU). So every lane
-        // of a warp reaches these accesses equally often, and the simulator
-        // groups them into one warp-instruction per warp, as the GPU issues them.
-        const unsigned lead = unsigned(p % kl::warp_size());
-        for (unsigned j0 = t - kl::lane_id(); j0 < lead + m; j0 += threads) {
-            const unsigned j = kl::min(kl::max(j0 + kl::lane_id(), lead), lead + m - 1) - lead;
-            h.keys.store(j, in_keys.load(p + j));
-            if constexpr (Pairs) h.vals.store(j, in_vals.load(p + j));
-        }
-        kl::sync_threads();
-    } else {
-        m = kl::min(h.chunk, h.count.load(c));
-        b_at = c * slot + h.head.load(c);
+    lr.from = h.pos.load(leaf);
+    lr.end = h.end.load(leaf);
+    lr.count = unsigned(kl::min<std::uint64_t>(h.chunk, lr.end - lr.from));
+    const unsigned lead = unsigned(lr.from % kl::warp_size());
+    for (unsigned q = 0; q < sort_policy::max_leaf_loads; ++q) {
+        const unsigned j0 = t - kl::lane_id() + q * threads;
+        if (j0 >= lead + lr.count) continue;
+        const unsigned j = kl::min(kl::max(j0 + kl::lane_id(), lead), lead + lr.count - 1) - lead;
+        lr.keys[q] = in_keys.load(lr.from + j);
+        if constexpr (Pairs) lr.vals[q] = in_vals.load(lr.from + j);
     }
-    const unsigned side = c & 1u;
-    // This thread's outputs [begin, stop) of the merged have + m; its start on the merge path.
-    const unsigned total = have + m, per = (total + threads - 1) / threads;
-    const unsigned begin = kl::min(t * per, total), stop = kl::min(begin + per, total);
-    unsigned lo = begin > m ? begin - m : 0, hi = kl::min(begin, have);
-    while (lo < hi) {
-        const unsigned mid = (lo + hi) / 2;
-        const K x = h.keys.load(a_at + mid), y = h.keys.load(b_at + begin - 1 - mid);
-        unsigned sx = 0;
-        if constexpr (Pairs) sx = h.sides.load(a_at + mid);
-        kl::compute(1);
-        if (!incoming_before<K, Pairs>(y, side, x, sx)) lo = mid + 1;
-        else hi = mid;
-    }
-    unsigned a = lo, b = begin - lo;
-    K ka{}, kb{};
-    unsigned sa = 0;
-    if (begin < stop && a < have) {
-        ka = h.keys.load(a_at + a);
-        if constexpr (Pairs) sa = h.sides.load(a_at + a);
-    }
-    if (begin < stop && b < m) kb = h.keys.load(b_at + b);
-    K rk[sort_policy::max_items];
-    V rv[sort_policy::max_items];
-    unsigned char rs[sort_policy::max_items];
-    for (unsigned q = 0; q < sort_policy::max_items; ++q) {
-        if (begin + q >= stop) continue;
-        kl::compute(1);
-        if (a >= have || (b < m && incoming_before<K, Pairs>(kb, side, ka, sa))) {
-            rk[q] = kb;
-            if constexpr (Pairs) {
-                rv[q] = h.vals.load(b_at + b);
-                rs[q] = static_cast<unsigned char>(side);
-            }
-            if (++b < m && begin + q + 1 < stop) kb = h.keys.load(b_at + b);
-        } else {
-            rk[q] = ka;
-            if constexpr (Pairs) {
-                rv[q] = h.vals.load(a_at + a);
-                rs[q] = static_cast<unsigned char>(sa);
-            }
-            if (++a < have && begin + q + 1 < stop) {
-                ka = h.keys.load(a_at + a);
-                if constexpr (Pairs) sa = h.sides.load(a_at + a);
-            }
-        }
-    }
-    kl::sync_threads();
-    for (unsigned q = 0; q < sort_policy::max_items; ++q) {
-        if (begin + q >= stop) continue;
-        h.keys.store(i * slot + begin + q, rk[q]);
-        if constexpr (Pairs) {
-            h.vals.store(i * slot + begin + q, rv[q]);
-            h.sides.store(i * slot + begin + q, rs[q]);
-        }
-    }
-    if (t == 0) {
-        h.last.store(c, h.keys.load(b_at + m - 1));
-        h.count.store(i, total);
-        h.head.store(i, 0);
-        if (c >= h.d) {
-            const std::uint64_t p = h.pos.load(c) + m;
-            h.pos.store(c, p);
-            h.dry.store(c, p == h.end.load(c) ? 1u : 0u);
-        } else {
-            const unsigned left = h.count.load(c) - m;
-            h.count.store(c, left);
-            h.head.store(c, h.head.load(c) + m);
-            h.dry.store(c, left == 0 && h.dry.load(2 * c) != 0 && h.dry.load(2 * c + 1) != 0 ? 1u : 0u);
-        }
+}
+
+// The leaf's registers into slot 0 (the same lanes and positions as the read).
+template <class K, class V, bool Pairs>
+AGPU_DEVICE void leaf_stage(const heap_view<K, V, Pairs>& h, const leaf_read<K, V, Pairs>& lr) {
+    const unsigned t = kl::thread_rank(), threads = kl::block_dim().x;
+    const unsigned lead = unsigned(lr.from % kl::warp_size());
+    for (unsigned q = 0; q < sort_policy::max_leaf_loads; ++q) {
+        const unsigned j0 = t - kl::lane_id() + q * threads;
+        if (j0 >= lead + lr.count) continue;
+        const unsigned j = kl::min(kl::max(j0 + kl::lane_id(), lead), lead + lr.count - 1) - lead;
+        h.keys.store(padded(j), lr.keys[q]);
+        if constexpr (Pairs) h.vals.store(padded(j), lr.vals[q]);
     }
     kl::sync_threads();
 }
 
-// Heapify(node): refills node from the child with the smaller key, then that
-// child, down to a leaf or a node whose children are both dry.
+// Where an internal node's elements are: [head, head + count) of its slot.
+// Every lane of the heap's warp holds the same copy in registers; the shared
+// copy (count, head) is for the next Heapify that passes the node.
+struct held {
+    unsigned count, head;
+};
+struct move_result {
+    held parent, child;
+};
+
+// Moves min(C, what child c holds) elements from c (holding at_c; a leaf: the
+// elements `lr` read) into node i (holding at_i). `path_end`: c's children
+// are both dry (else c is refilled next, and stays not dry). One barrier,
+// between the merge's loads and its stores: the next move on the path reads
+// and writes other buffers.
 template <class K, class V, bool Pairs>
-AGPU_DEVICE void heap_refill(const heap_view<K, V, Pairs>& h, kl::gspan<const K> in_keys, kl::gspan<const V> in_vals,
-                             unsigned node) {
-    while (node < h.d) {
-        const unsigned l = 2 * node, r = l + 1;
-        const bool dry_l = h.dry.load(l) != 0, dry_r = h.dry.load(r) != 0;
-        if (dry_l && dry_r) return;
-        unsigned c = dry_l ? r : l;
-        if (!dry_l && !dry_r && key_order<K>::less(h.last.load(r), h.last.load(l))) c = r;
-        heap_move(h, in_keys, in_vals, node, c);
-        node = c;
+AGPU_DEVICE move_result heap_move(const heap_view<K, V, Pairs>& h, const leaf_read<K, V, Pairs>& lr, unsigned i,
+                                  held at_i, unsigned c, held at_c, bool path_end) {
+    const unsigned t = kl::thread_rank(), threads = kl::block_dim().x;
+    const unsigned slot = padded(2 * h.chunk);
+    // Element x of node i's buffer, of c's (a leaf: of the staging slot 0), and of i's new buffer.
+    const unsigned have = at_i.count, a_at = i * slot, a_head = at_i.head;
+    unsigned m = 0, b_at = 0, b_head = 0;
+    if (c >= h.d) {
+        m = lr.count;
+        leaf_stage(h, lr);
+    } else {
+        m = kl::min(h.chunk, at_c.count);
+        b_at = c * slot;
+        b_head = at_c.head;
     }
+    auto a_index = [&](unsigned x) { return a_at + padded(a_head + x); };
+    auto b_index = [&](unsigned y) { return b_at + padded(b_head + y); };
+    const K last = h.keys.load(b_index(m - 1));
+    const unsigned side = c & 1u;
+    // This thread's outputs [begin, stop) of the merged have + m: its start on
+    // the merge path, then the outputs in registers.
+    const unsigned total = have + m, per = (total + threads - 1) / threads;
+    const unsigned begin = kl::min(t * per, total), stop = kl::min(begin + per, total);
+    // An element as the merge compares it: B's carry c's side.
+    auto load = [&](bool from_b, unsigned at) {
+        return sided_key<K>{h.keys.load(at), Pairs ? unsigned(h.sides.load_if(!from_b, at, static_cast<unsigned char>(side))) : 0u};
+    };
+    const unsigned a = co_rank(begin, have, m, [&](unsigned y, unsigned x) {
+        const sided_key<K> e = load(false, a_index(x));
+        return incoming_before<K, Pairs>(h.keys.load(b_index(y)), side, e.key, e.side);
+    });
+    K rk[sort_policy::max_items];
+    V rv[sort_policy::max_items];
+    unsigned char rs[sort_policy::max_items];
+    serial_merge(a, begin - a, have, m, stop - begin, a_index, b_index, load,
+                 [&](const sided_key<K>& y, const sided_key<K>& x) {
+                     return incoming_before<K, Pairs>(y.key, y.side, x.key, x.side);
+                 },
+                 [&](unsigned q, bool from_b, unsigned at, const sided_key<K>& e) {
+                     rk[q] = e.key;
+                     if constexpr (Pairs) {
+                         rv[q] = h.vals.load(from_b ? b_index(at) : a_index(at));
+                         rs[q] = static_cast<unsigned char>(e.side);
+                     }
+                     (void)from_b;
+                     (void)at;
+                 });
+    kl::sync_threads();
+    for (unsigned q = 0; q < sort_policy::max_items; ++q) {
+        if (begin + q >= stop) continue;
+        const unsigned at = a_at + padded(begin + q);
+        h.keys.store(at, rk[q]);
+        if constexpr (Pairs) {
+            h.vals.store(at, rv[q]);
+            h.sides.store(at, rs[q]);
+        }
+    }
+    // The new state: every lane computed it; the first stores it.
+    const bool first = t == 0;
+    move_result r{{total, 0}, {0, 0}};
+    h.last.store_if(first, c, last);
+    h.count.store_if(first, i, total);
+    h.head.store_if(first, i, 0);
+    if (c >= h.d) {
+        h.pos.store_if(first, c, lr.from + m);
+        h.dry.store_if(first, c, lr.from + m == lr.end ? 1u : 0u);
+    } else {
+        r.child = {at_c.count - m, at_c.head + m};
+        h.count.store_if(first, c, r.child.count);
+        h.head.store_if(first, c, r.child.head);
+        h.dry.store_if(first, c, path_end && r.child.count == 0 ? 1u : 0u);
+    }
+    return r;
+}
+
+// Moves into `node` (holding at_node) from its child c, then into c from its
+// child with the smaller key (the left one on ties), and so on down to a leaf
+// or a node whose children are both dry. A move changes only the moving
+// child's state, never the keys its own choice below depends on, so the whole
+// path is known before the first move: the leaf at its end (if it reaches
+// one) is read first, and its latency overlaps the moves above it. Returns
+// what `node` holds after its move; ends with a barrier (the next Heapify
+// reads the state stored here).
+template <class K, class V, bool Pairs>
+AGPU_DEVICE held heap_descend(const heap_view<K, V, Pairs>& h, kl::gspan<const K> in_keys, kl::gspan<const V> in_vals,
+                              unsigned node, held at_node, unsigned c) {
+    unsigned turns = 0, depth = 0, v = c;  // bit q of turns: the q-th choice below c was the right child
+    while (v < h.d) {
+        const unsigned l = 2 * v, r = l + 1;
+        const bool dry_l = h.dry.load(l) != 0, dry_r = h.dry.load(r) != 0;
+        if (dry_l && dry_r) break;
+        const bool right = dry_l || (!dry_r && key_order<K>::less(h.last.load(r), h.last.load(l)));
+        turns |= unsigned(right) << depth++;
+        v = l + unsigned(right);
+    }
+    leaf_read<K, V, Pairs> lr;
+    if (v >= h.d) leaf_load(h, in_keys, in_vals, v, lr);
+    held at_i = at_node, result{};
+    for (unsigned q = 0;; ++q) {
+        const held at_c = c < h.d ? held{h.count.load(c), h.head.load(c)} : held{0, 0};
+        const move_result r = heap_move(h, lr, node, at_i, c, at_c, q == depth);
+        if (q == 0) result = r.parent;
+        if (q == depth) break;
+        node = c;
+        at_i = r.child;
+        c = 2 * c + ((turns >> q) & 1u);
+    }
+    kl::sync_threads();
+    return result;
+}
+
+// Heapify(node), node holding at_node: refills it from the child with the
+// smaller key, then that child, down the path. Returns what node holds then.
+template <class K, class V, bool Pairs>
+AGPU_DEVICE held heap_refill(const heap_view<K, V, Pairs>& h, kl::gspan<const K> in_keys, kl::gspan<const V> in_vals,
+                             unsigned node, held at_node) {
+    const unsigned l = 2 * node, r = l + 1;
+    const bool dry_l = h.dry.load(l) != 0, dry_r = h.dry.load(r) != 0;
+    if (dry_l && dry_r) return at_node;
+    const bool right = dry_l || (!dry_r && key_order<K>::less(h.last.load(r), h.last.load(l)));
+    return heap_descend(h, in_keys, in_vals, node, at_node, l + unsigned(right));
 }
 
 // The first element of run r of group g (clamped to n).
@@ -249,7 +339,7 @@ AGPU_KERNEL void multiway_merge(kl::gspan<const K> in_keys, kl::gspan<const V> i
     const unsigned t = kl::thread_rank(), threads = kl::block_dim().x;
     const heap_view<K, V, Pairs> h(heap_layout<K, V, Pairs>{s.d, s.chunk});
     const std::uint64_t group = kl::block_idx().x / s.parts, part = kl::block_idx().x % s.parts;
-    const unsigned d = s.d, slot = 2 * s.chunk;
+    const unsigned d = s.d, slot = padded(2 * s.chunk);
     for (unsigned r = t; r < d; r += threads) {
         std::uint64_t lo = run_start(s, group, r), hi = run_start(s, group, r + 1);
         if (s.parts > 1) {
@@ -276,51 +366,41 @@ AGPU_KERNEL void multiway_merge(kl::gspan<const K> in_keys, kl::gspan<const V> i
     }
     for (unsigned i = d - 1; i >= 1; --i) {
         for (unsigned c = 2 * i; c <= 2 * i + 1; ++c)
-            if (h.dry.load(c) == 0) {
-                heap_move(h, in_keys, in_vals, i, c);
-                heap_refill(h, in_keys, in_vals, c);
-            }
-        if (t == 0)
-            h.dry.store(i, h.count.load(i) == 0 && h.dry.load(2 * i) != 0 && h.dry.load(2 * i + 1) != 0 ? 1u : 0u);
+            if (h.dry.load(c) == 0) heap_descend(h, in_keys, in_vals, i, held{h.count.load(i), h.head.load(i)}, c);
+        h.dry.store_if(t == 0, i,
+                       h.count.load(i) == 0 && h.dry.load(2 * i) != 0 && h.dry.load(2 * i + 1) != 0 ? 1u : 0u);
         kl::sync_threads();
     }
-    while (h.dry.load(1) == 0) {
-        const unsigned have = h.count.load(1), at = slot + h.head.load(1);
-        const unsigned m = kl::min(s.chunk, have);
+    held root{h.count.load(1), h.head.load(1)};
+    while (root.count > 0) {
+        const unsigned m = kl::min(s.chunk, root.count);
         // Whole warps over b-aligned positions, as the leaves read (lanes
         // outside the move store the nearest element's value again).
         const unsigned lead = unsigned(out % kl::warp_size());
         for (unsigned j0 = t - kl::lane_id(); j0 < lead + m; j0 += threads) {
             const unsigned j = kl::min(kl::max(j0 + kl::lane_id(), lead), lead + m - 1) - lead;
-            out_keys.store(out + j, h.keys.load(at + j));
-            if constexpr (Pairs) out_vals.store(out + j, h.vals.load(at + j));
+            const unsigned at = slot + padded(root.head + j);
+            out_keys.store(out + j, h.keys.load(at));
+            if constexpr (Pairs) out_vals.store(out + j, h.vals.load(at));
         }
         out += m;
-        kl::sync_threads();
-        if (t == 0) {
-            h.count.store(1, have - m);
-            h.head.store(1, h.head.load(1) + m);
-            h.dry.store(1, have == m && h.dry.load(2) != 0 && h.dry.load(3) != 0 ? 1u : 0u);
-        }
-        kl::sync_threads();
-        heap_refill(h, in_keys, in_vals, 1);
+        root = heap_refill(h, in_keys, in_vals, 1, held{root.count - m, root.head + m});
     }
 }
 
-// Bytes of select_splits' dynamic shared memory for `samples` (a power of two) samples.
+// Bytes of select_pivots' dynamic shared memory for `samples` (a power of two) samples.
 template <class K>
 AGPU_HOST_DEVICE std::uint64_t splits_shared_bytes(unsigned samples) {
     return align16(std::uint64_t(samples) * sizeof(K)) + align16(std::uint64_t(samples) * 4);
 }
 
-// Distribution: one block per group picks P - 1 pivots from `per_run` evenly
-// spaced samples of each of its runs (sorted on chip by (key, run, position))
-// and writes, for every boundary q = 0..P and run r, how many elements of run
-// r precede boundary q in (key, run, position) order: splits[(g(P + 1) + q)d + r]
-// (absolute positions; q = 0 and q = P are the runs' ends). Binary searches in
-// global memory, thread per (q, r).
+// Distribution, first step: one block per group sorts `per_run` evenly spaced
+// samples of each of its runs on chip by (key, run, position) (bitonic merges
+// of the runs' samples, which are in order already) and takes P - 1
+// of them, evenly spaced, as pivots: pivot q (1..P-1) of group g is
+// pivots[g(P - 1) + q - 1], with tags[...] = run·per_run + sample.
 template <class K>
-AGPU_KERNEL void select_splits(kl::gspan<const K> keys, kl::gspan<std::uint64_t> splits, merge_shape s,
+AGPU_KERNEL void select_pivots(kl::gspan<const K> keys, kl::gspan<K> pivots, kl::gspan<unsigned> tags, merge_shape s,
                                unsigned per_run) {
     const unsigned t = kl::thread_rank(), threads = kl::block_dim().x;
     const unsigned d = s.d, samples = d * per_run;
@@ -334,36 +414,53 @@ AGPU_KERNEL void select_splits(kl::gspan<const K> keys, kl::gspan<std::uint64_t>
         sk.store(x, len > 0 ? keys.load(lo + j * len / per_run) : K{});
         st.store(x, len > 0 ? x : samples + x);  // an empty run's samples are absent
     }
-    bitonic_sort_shared(sk, st, samples, samples);
+    // A run's samples are in (key, position) order already: only the merges.
+    bitonic_sort_shared(sk, st, samples, samples, per_run);
     // Runs with elements come first in the group, each with per_run samples.
     const std::uint64_t first = run_start(s, g, 0);
     const unsigned nonempty = unsigned(kl::min<std::uint64_t>(d, (s.n - first + s.run_len - 1) / s.run_len));
     const unsigned present = nonempty * per_run;
-    for (unsigned x = t; x < (s.parts + 1) * d; x += threads) {
-        const unsigned q = x / d, r = x % d;
-        const std::uint64_t lo = run_start(s, g, r), hi = run_start(s, g, r + 1);
-        std::uint64_t split = q == 0 ? lo : hi;
-        if (q > 0 && q < s.parts) {
-            const unsigned at = unsigned(std::uint64_t(q) * present / s.parts);
-            const K pivot = sk.load(at);
-            const unsigned tag = st.load(at), pr = tag / per_run, pj = tag % per_run;
-            if (r == pr) {
-                split = lo + pj * (hi - lo) / per_run;
-            } else {  // run r's elements before the pivot: <= it for earlier runs, < it for later ones
-                std::uint64_t a = lo, b = hi;
-                while (a < b) {
-                    const std::uint64_t mid = (a + b) / 2;
-                    const K x_mid = keys.load(mid);
-                    kl::compute(1);
-                    const bool before = r < pr ? !key_order<K>::less(pivot, x_mid) : key_order<K>::less(x_mid, pivot);
-                    if (before) a = mid + 1;
-                    else b = mid;
-                }
-                split = a;
-            }
-        }
-        splits.store((g * (s.parts + 1) + q) * d + r, split);
+    for (unsigned q = 1 + t; q < s.parts; q += threads) {
+        const unsigned at = unsigned(std::uint64_t(q) * present / s.parts);
+        pivots.store(g * (s.parts - 1) + q - 1, sk.load(at));
+        tags.store(g * (s.parts - 1) + q - 1, st.load(at));
     }
+}
+
+// Distribution, second step: a thread per (group g, boundary q = 0..P, run r)
+// writes how many elements of run r precede boundary q in (key, run, position)
+// order: splits[(g(P + 1) + q)d + r] (absolute positions; q = 0 and q = P are
+// the runs' ends), by binary search in global memory. Spread over the whole
+// grid: the searches' latency chains overlap.
+template <class K>
+AGPU_KERNEL void split_search(kl::gspan<const K> keys, kl::gspan<const K> pivots, kl::gspan<const unsigned> tags,
+                              kl::gspan<std::uint64_t> splits, merge_shape s, unsigned per_run, std::uint64_t searches) {
+    const std::uint64_t x = std::uint64_t(kl::block_idx().x) * kl::block_dim().x + kl::thread_rank();
+    if (x >= searches) return;
+    const unsigned d = s.d, r = unsigned(x % d);
+    const std::uint64_t g = x / d / (s.parts + 1);
+    const unsigned q = unsigned(x / d % (s.parts + 1));
+    const std::uint64_t lo = run_start(s, g, r), hi = run_start(s, g, r + 1);
+    std::uint64_t split = q == 0 ? lo : hi;
+    if (q > 0 && q < s.parts) {
+        const K pivot = pivots.load(g * (s.parts - 1) + q - 1);
+        const unsigned tag = tags.load(g * (s.parts - 1) + q - 1), pr = tag / per_run, pj = tag % per_run;
+        if (r == pr) {
+            split = lo + pj * (hi - lo) / per_run;
+        } else {  // run r's elements before the pivot: <= it for earlier runs, < it for later ones
+            std::uint64_t a = lo, b = hi;
+            while (a < b) {
+                const std::uint64_t mid = (a + b) / 2;
+                const K x_mid = keys.load(mid);
+                kl::compute(1);
+                const bool before = r < pr ? !key_order<K>::less(pivot, x_mid) : key_order<K>::less(x_mid, pivot);
+                if (before) a = mid + 1;
+                else b = mid;
+            }
+            split = a;
+        }
+    }
+    splits.store(x, split);
 }
 
 }  // namespace agpu::kernels::sort

@@ -1,6 +1,6 @@
 // What the sort family's kernels share: the key orders, the on-chip bitonic
-// network, and the basic-block sort (phase 1 of sort/multiway, sort/pairwise
-// and sort/bitonic).
+// network, the merge path (co-rank search and serial merge), and the
+// basic-block sort (phase 1 of sort/multiway, sort/pairwise and sort/bitonic).
 //
 // Key order: unsigned integers by value; float by IEEE 754 totalOrder, i.e. by
 // its bit pattern mapped to an unsigned integer (sign bit set: all bits
@@ -10,14 +10,16 @@
 // input order wherever values travel with them (key-value sorts are stable).
 //
 // block_sort: each thread block loads one tile of `tile` elements (a power of
-// two; positions past n are "absent" and sort last), sorts (key, position)
-// pairs with a bitonic network in shared memory (log2(tile)(log2(tile)+1)/2
-// steps, each thread compare-exchanging tile/(2T) pairs per step, both
-// elements stored back whether or not they swap, so the access pattern is
-// independent of the data), then writes the keys and, for key-value sorts,
-// the values gathered through the sorted positions. AGPU cost per tile: one
-// coalesced read and write of the tile (I/O 2·tile·s/(4b) blocks for s-byte
-// keys), O((tile/T) log² tile) time per thread; shared tile·(s + 4 (+ 4)) bytes.
+// two; positions past n are padded with the largest key, which a stable sort
+// leaves after every real one), each of its T threads sorts E = tile/T
+// consecutive elements in registers (odd-even transposition: stable), then
+// log2(T) rounds merge pairs of sorted runs in shared memory, each thread
+// finding its E outputs on the merge path (co-rank binary search) and merging
+// them in registers; keys carry their positions (key-value sorts: the values
+// are gathered through them at the end). AGPU cost per tile: one coalesced
+// read and write of the tile (I/O 2·tile·s/(4b) blocks for s-byte keys),
+// O(E² + log2(T)·(E + log2 tile)) steps per thread; shared about
+// tile·(s + 4 (+ 4)) bytes.
 #pragma once
 
 #include <bit>
@@ -35,14 +37,21 @@ struct sort_policy {
     // a multiple of every preset's b (16, 32, 64) and within every preset's
     // block limit.
     static constexpr unsigned threads = 256;
-    // Register items per thread in one merge step of the heap: 2·chunk/threads,
-    // so chunk <= 4·threads = 1024.
-    static constexpr unsigned max_items = 8;
+    // A merge block (multiway.cuh) is one warp of at least 32 threads, one
+    // heap: its barriers are a warp's, and an SM holds many heaps whose
+    // latency chains overlap (sort_plan::merge_threads, sort_plan::make_plan).
+    // Register items per thread: a heap move's 2·chunk/32 outputs (chunk <=
+    // 256), block_sort's tile/threads (tile <= 4096).
+    static constexpr unsigned max_items = 16;
+    // A leaf's read, held in registers while the moves above it run: at most
+    // ceil((b - 1 + chunk)/max(32, b)) elements per thread.
+    static constexpr unsigned max_leaf_loads = max_items / 2 + 2;
 };
 
 template <class K>
 struct key_order {
     AGPU_HOST_DEVICE static bool less(K a, K b) { return a < b; }
+    AGPU_HOST_DEVICE static K largest() { return ~K{0}; }
 };
 
 template <>
@@ -52,7 +61,50 @@ struct key_order<float> {
         return u ^ ((u >> 31) != 0 ? 0xffffffffu : 0x80000000u);
     }
     AGPU_HOST_DEVICE static bool less(float a, float b) { return ordered(a) < ordered(b); }
+    AGPU_HOST_DEVICE static float largest() { return std::bit_cast<float>(0x7fffffffu); }  // +NaN, every payload bit set
 };
+
+// Merge path (co-rank): how many of A's elements are among the first `diag`
+// outputs of the stable merge of A[0, a_len) and B[0, b_len), where
+// b_first(j, i) says B[j] goes before A[i]. A binary search: about
+// log2(min(a_len, b_len)) dependent steps.
+template <class BFirst>
+AGPU_DEVICE unsigned co_rank(unsigned diag, unsigned a_len, unsigned b_len, BFirst b_first) {
+    unsigned lo = diag > b_len ? diag - b_len : 0, hi = kl::min(diag, a_len);
+    while (lo < hi) {
+        const unsigned mid = (lo + hi) / 2;
+        kl::compute(1);
+        if (b_first(diag - 1 - mid, mid)) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+
+// `count` (at most sort_policy::max_items) outputs of that merge from (a, b)
+// on, in registers: index_a(i) / index_b(j) give where A's and B's elements
+// lie, load(from_b, index) fetches one, b_first(y, x) says B's y goes before
+// A's x, and emit(q, from_b, index, element) takes output q. One load per
+// output, from whichever side moved (a side past its end re-reads its last
+// element, never taken), so a warp issues one load instruction per step
+// whatever its lanes chose; the loop's trip count is a constant, so the
+// outputs' registers are indexed statically.
+template <class IndexA, class IndexB, class Load, class BFirst, class Emit>
+AGPU_DEVICE void serial_merge(unsigned a, unsigned b, unsigned a_len, unsigned b_len, unsigned count, IndexA index_a,
+                              IndexB index_b, Load load, BFirst b_first, Emit emit) {
+    if (count == 0) return;
+    auto xa = load(false, index_a(kl::min(a, a_len - 1))), xb = load(true, index_b(kl::min(b, b_len - 1)));
+    for (unsigned q = 0; q < sort_policy::max_items; ++q) {
+        if (q >= count) break;
+        kl::compute(1);
+        const bool from_b = b < b_len && (a >= a_len || b_first(xb, xa));
+        emit(q, from_b, from_b ? b : a, from_b ? xb : xa);
+        if (from_b) ++b;
+        else ++a;
+        const auto x = load(from_b, from_b ? index_b(kl::min(b, b_len - 1)) : index_a(kl::min(a, a_len - 1)));
+        if (from_b) xb = x;
+        else xa = x;
+    }
+}
 
 // (key a, tag ta) before (key b, tag tb): tags >= absent_from are absent and go last.
 template <class K>
@@ -84,12 +136,15 @@ AGPU_DEVICE void compare_exchange(kl::sspan<K> keys, kl::sspan<unsigned> tags, u
 // The lower index of pair p in a step of distance j (a power of two): bit j cleared in.
 AGPU_HOST_DEVICE std::uint64_t pair_low(std::uint64_t p, std::uint64_t j) { return ((p & ~(j - 1)) << 1) | (p & (j - 1)); }
 
-// Sorts (keys, tags)[0, size) by tagged_before; size a power of two. Every
-// thread of the block calls it; barriers before every step and at the end.
+// Sorts (keys, tags)[0, size) by tagged_before; size a power of two, and
+// every aligned `sorted` elements (a power of two) already in order, so the
+// stages start at 2·sorted. Every thread of the block calls it; barriers
+// before every step and at the end.
 template <class K>
-AGPU_DEVICE void bitonic_sort_shared(kl::sspan<K> keys, kl::sspan<unsigned> tags, unsigned size, unsigned absent_from) {
+AGPU_DEVICE void bitonic_sort_shared(kl::sspan<K> keys, kl::sspan<unsigned> tags, unsigned size, unsigned absent_from,
+                                     unsigned sorted = 1) {
     const unsigned t = kl::thread_rank(), threads = kl::block_dim().x;
-    for (unsigned k = 2; k <= size; k <<= 1)
+    for (unsigned k = 2 * sorted; k <= size; k <<= 1)
         for (unsigned j = k >> 1; j > 0; j >>= 1) {
             kl::sync_threads();
             for (unsigned p = t; p < size / 2; p += threads) {
@@ -117,38 +172,95 @@ AGPU_DEVICE void bitonic_merge_shared(kl::sspan<K> keys, kl::sspan<unsigned> tag
     kl::sync_threads();
 }
 
-// Bytes of block_sort's (and bitonic_tile_merge's) dynamic shared memory.
+// Bytes of block_sort's (and bitonic_tile_merge's) dynamic shared memory:
+// the keys (one word of padding per 32, so that a thread's E consecutive
+// elements fall in distinct banks), the positions, and for pairs the values.
 AGPU_HOST_DEVICE std::uint64_t align16(std::uint64_t x) { return (x + 15) / 16 * 16; }
+AGPU_HOST_DEVICE unsigned padded(unsigned i) { return i + i / 32; }
 template <class K, class V, bool Pairs>
 AGPU_HOST_DEVICE std::uint64_t tile_shared_bytes(unsigned tile) {
-    return align16(std::uint64_t(tile) * sizeof(K)) + align16(std::uint64_t(tile) * 4) +
-           (Pairs ? align16(std::uint64_t(tile) * sizeof(V)) : 0);
+    const std::uint64_t slots = padded(tile);
+    return align16(slots * sizeof(K)) + align16(slots * 4) + (Pairs ? align16(std::uint64_t(tile) * sizeof(V)) : 0);
 }
+
+// An element on its way through block_sort: the key and its position in the tile.
+template <class K>
+struct tagged_key {
+    K key;
+    unsigned tag;
+};
 
 // Phase 1: tile b of in sorted into out (stable for key-value pairs).
 template <class K, class V, bool Pairs>
 AGPU_KERNEL void block_sort(kl::gspan<const K> in_keys, kl::gspan<const V> in_vals, kl::gspan<K> out_keys,
                             kl::gspan<V> out_vals, std::uint64_t n, unsigned tile) {
-    const unsigned t = kl::thread_rank(), threads = kl::block_dim().x;
-    const std::uint64_t keys_at = 0, tags_at = align16(std::uint64_t(tile) * sizeof(K)),
-                        vals_at = tags_at + align16(std::uint64_t(tile) * 4);
-    const kl::sspan<K> keys = kl::dynamic_shared<K>().subspan(keys_at / sizeof(K), tile);
-    const kl::sspan<unsigned> tags = kl::dynamic_shared<unsigned>().subspan(tags_at / 4, tile);
+    const unsigned t = kl::thread_rank(), threads = kl::block_dim().x, items = tile / threads;
+    const std::uint64_t tags_at = align16(std::uint64_t(padded(tile)) * sizeof(K)),
+                        vals_at = tags_at + align16(std::uint64_t(padded(tile)) * 4);
+    const kl::sspan<K> keys = kl::dynamic_shared<K>().subspan(0, padded(tile));
+    const kl::sspan<unsigned> tags = kl::dynamic_shared<unsigned>().subspan(tags_at / 4, padded(tile));
     const std::uint64_t base = std::uint64_t(kl::block_idx().x) * tile;
     const unsigned valid = unsigned(kl::min<std::uint64_t>(tile, n - base));
-    for (unsigned i = t; i < tile; i += threads) {
-        keys.store(i, i < valid ? in_keys.load(base + i) : K{});
-        tags.store(i, i);
-    }
+    for (unsigned i = t; i < tile; i += threads) keys.store(padded(i), i < valid ? in_keys.load(base + i) : key_order<K>::largest());
     if constexpr (Pairs) {
         const kl::sspan<V> vals = kl::dynamic_shared<V>().subspan(vals_at / sizeof(V), tile);
         for (unsigned i = t; i < valid; i += threads) vals.store(i, in_vals.load(base + i));
     }
-    bitonic_sort_shared(keys, tags, tile, valid);
-    for (unsigned i = t; i < valid; i += threads) out_keys.store(base + i, keys.load(i));
+    kl::sync_threads();
+    // This thread's E consecutive elements, sorted in registers (adjacent
+    // exchanges only where strictly smaller: stable).
+    K rk[sort_policy::max_items];
+    unsigned rt[sort_policy::max_items];
+    for (unsigned q = 0; q < sort_policy::max_items; ++q) {
+        if (q >= items) continue;
+        rk[q] = keys.load(padded(t * items + q));
+        rt[q] = t * items + q;
+    }
+    for (unsigned round = 0; round < sort_policy::max_items; ++round)
+        for (unsigned q = round % 2; q + 1 < sort_policy::max_items; q += 2) {
+            if (round >= items || q + 1 >= items) continue;
+            kl::compute(1);
+            if (key_order<K>::less(rk[q + 1], rk[q])) {
+                const K k = rk[q];
+                rk[q] = rk[q + 1];
+                rk[q + 1] = k;
+                const unsigned g = rt[q];
+                rt[q] = rt[q + 1];
+                rt[q + 1] = g;
+            }
+        }
+    // Rounds: runs of `width` elements merged pairwise, each thread taking E
+    // outputs; the registers go to shared memory before each round and after
+    // the last.
+    for (unsigned width = items;; width *= 2) {
+        kl::sync_threads();
+        for (unsigned q = 0; q < sort_policy::max_items; ++q) {
+            if (q >= items) continue;
+            keys.store(padded(t * items + q), rk[q]);
+            if constexpr (Pairs) tags.store(padded(t * items + q), rt[q]);
+        }
+        kl::sync_threads();
+        if (width >= tile) break;
+        const unsigned first = t * items / (2 * width) * (2 * width), diag = t * items - first;
+        auto index_a = [&](unsigned i) { return padded(first + i); };
+        auto index_b = [&](unsigned j) { return padded(first + width + j); };
+        auto load = [&](bool, unsigned at) {
+            return tagged_key<K>{keys.load(at), Pairs ? tags.load(at) : 0u};
+        };
+        const unsigned a = co_rank(diag, width, width, [&](unsigned j, unsigned i) {
+            return key_order<K>::less(keys.load(index_b(j)), keys.load(index_a(i)));
+        });
+        serial_merge(a, diag - a, width, width, items, index_a, index_b, load,
+                     [](const tagged_key<K>& y, const tagged_key<K>& x) { return key_order<K>::less(y.key, x.key); },
+                     [&](unsigned q, bool, unsigned, const tagged_key<K>& e) {
+                         rk[q] = e.key;
+                         rt[q] = e.tag;
+                     });
+    }
+    for (unsigned i = t; i < valid; i += threads) out_keys.store(base + i, keys.load(padded(i)));
     if constexpr (Pairs) {
         const kl::sspan<V> vals = kl::dynamic_shared<V>().subspan(vals_at / sizeof(V), tile);
-        for (unsigned i = t; i < valid; i += threads) out_vals.store(base + i, vals.load(tags.load(i)));
+        for (unsigned i = t; i < valid; i += threads) out_vals.store(base + i, vals.load(tags.load(padded(i))));
     }
 }
 

@@ -45,14 +45,17 @@ inline std::vector<model::param_spec> common_params(bool values) {
 
 inline std::vector<model::param_spec> merge_params(bool with_d) {
     auto p = common_params(true);
-    p.push_back({"chunk", "C: elements per heap move (a leaf's coalesced read, the root's write); 2C/256 <= 8", "256",
-                 {"64", "128", "256", "512", "1024"}, 0, 0});
+    p.push_back({"chunk", "C: elements per heap move (a leaf's coalesced read, the root's write); one warp merges 2C",
+                 "128", {"32", "64", "128", "256"}, 0, 0});
     if (with_d)
         p.push_back({"d", "runs merged at once (a power of two; auto: the largest whose heap of 2·chunk·d elements fits "
-                          "in M, at most 256)",
+                          "in M/16, so that an MP holds 16 heaps at once; at most 256)",
                      "auto", {"auto", "2", "4", "8", "16", "32", "64", "128", "256"}, 0, 0});
-    p.push_back({"parts", "output ranges per group in a merge pass (0: 1 while groups >= k MPs, else enough for 2k "
-                          "blocks, at most run length / chunk; 1: never split)",
+    p.push_back({"warps", "warps per heap (a merge block of warps·32 threads on the GPU): more warps share a move's "
+                          "search and merge, so its chain of dependent shared loads is shorter",
+                 "1", {"1", "2", "4", "8"}, 0, 0});
+    p.push_back({"parts", "output ranges per group in a merge pass (0: 1 while groups >= 4x the heaps the MPs hold at "
+                          "once, else enough for that many blocks, at most run length / (8·chunk); 1: never split)",
                  "0", {}, 0, 65536});
     return p;
 }
@@ -98,22 +101,46 @@ void launch_block_sort(Exec& ex, const plan_ns::plan& pl, const plan_ns::sort_sh
               pl.tile_bytes, keys, vals, out.keys, out.vals, pl.n, static_cast<unsigned>(shape.tile));
 }
 
+// Distribution: select_pivots (a block per group) writes each group's P - 1
+// pivots and their tags, then split_search (a thread per (group, boundary,
+// run)) the pass's splits.
+template <class K>
+struct pivot_spans {
+    kl::gspan<K> keys;
+    kl::gspan<std::uint32_t> tags;
+};
+
 template <class Exec, class K>
-void launch_select_splits(Exec& ex, const plan_ns::merge_pass& ps, const merge_shape& s, kl::gspan<const K> keys,
-                          kl::gspan<std::uint64_t> splits) {
-    ex.launch("select_splits", select_splits<K>, {static_cast<unsigned>(ps.groups)}, {sort_policy::threads},
-              ps.splits_bytes, keys, splits, s, static_cast<unsigned>(ps.per_run));
+pivot_spans<K> alloc_pivots(Exec& ex, const plan_ns::merge_pass& ps) {
+    const std::uint64_t pivots = ps.groups * (ps.parts - 1);
+    return {ex.template alloc<K>(pivots), ex.template alloc<std::uint32_t>(pivots)};
+}
+
+template <class Exec, class K>
+void launch_select_pivots(Exec& ex, const plan_ns::merge_pass& ps, const merge_shape& s, kl::gspan<const K> keys,
+                          pivot_spans<K> pivots) {
+    ex.launch("select_pivots", select_pivots<K>, {static_cast<unsigned>(ps.groups)}, {sort_policy::threads},
+              ps.splits_bytes, keys, pivots.keys, pivots.tags, s, static_cast<unsigned>(ps.per_run));
+}
+
+template <class Exec, class K>
+void launch_split_search(Exec& ex, const plan_ns::merge_pass& ps, const merge_shape& s, kl::gspan<const K> keys,
+                         pivot_spans<K> pivots, kl::gspan<std::uint64_t> splits) {
+    const unsigned threads = sort_policy::threads;
+    ex.launch("split_search", split_search<K>, {blocks_for(splits.size(), threads)}, {threads}, 0, keys,
+              kl::gspan<const K>(pivots.keys), kl::gspan<const std::uint32_t>(pivots.tags), splits, s,
+              static_cast<unsigned>(ps.per_run), std::uint64_t(splits.size()));
 }
 
 template <class Exec, class K, class V, bool Pairs>
-void launch_merge(Exec& ex, const plan_ns::merge_pass& ps, const merge_shape& s, sorted_spans<K, V> in,
-                  sorted_spans<K, V> out, kl::gspan<const std::uint64_t> splits) {
+void launch_merge(Exec& ex, const plan_ns::merge_pass& ps, const plan_ns::sort_shape& shape, const merge_shape& s,
+                  sorted_spans<K, V> in, sorted_spans<K, V> out, kl::gspan<const std::uint64_t> splits) {
     ex.launch("multiway_merge", multiway_merge<K, V, Pairs>, {static_cast<unsigned>(ps.groups * ps.parts)},
-              {sort_policy::threads}, ps.heap_bytes, kl::gspan<const K>(in.keys), kl::gspan<const V>(in.vals),
-              out.keys, out.vals, splits, s);
+              {static_cast<unsigned>(plan_ns::merge_threads(ex.machine(), shape.warps))}, ps.heap_bytes,
+              kl::gspan<const K>(in.keys), kl::gspan<const V>(in.vals), out.keys, out.vals, splits, s);
 }
 
-// Entries of select_splits' output for a pass (0 when the pass has no splits).
+// Entries of split_search's output for a pass (0 when the pass has no splits).
 inline std::uint64_t splits_size(const plan_ns::merge_pass& ps) {
     return ps.parts > 1 ? ps.groups * (ps.parts + 1) * ps.d : 0;
 }
@@ -133,10 +160,12 @@ sorted_spans<K, V> merge_sort(Exec& ex, kl::gspan<const K> keys, kl::gspan<const
         const merge_shape s = pass_shape(n, ps, shape);
         kl::gspan<std::uint64_t> splits{};
         if (ps.parts > 1) {
+            const auto pivots = alloc_pivots<Exec, K>(ex, ps);
             splits = ex.template alloc<std::uint64_t>(splits_size(ps));
-            launch_select_splits(ex, ps, s, kl::gspan<const K>(a.keys), splits);
+            launch_select_pivots(ex, ps, s, kl::gspan<const K>(a.keys), pivots);
+            launch_split_search(ex, ps, s, kl::gspan<const K>(a.keys), pivots, splits);
         }
-        launch_merge<Exec, K, V, Pairs>(ex, ps, s, a, b, kl::gspan<const std::uint64_t>(splits));
+        launch_merge<Exec, K, V, Pairs>(ex, ps, shape, s, a, b, kl::gspan<const std::uint64_t>(splits));
         std::swap(a, b);
     }
     return a;

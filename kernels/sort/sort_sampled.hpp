@@ -1,27 +1,34 @@
 // sort/multiway and sort/pairwise in the simulator's sampled mode on random
 // keys: every launch's inputs synthesized, only sampled blocks run, and the
-// heavy merge blocks of the late passes probed on shortened work.
+// heavy merge blocks probed on shortened work.
 //
 // Why: a sampled run that runs its unrecorded blocks (to feed later launches
 // the right data) costs about as much as an exact one, and a 2^28-key sort's
-// last passes have blocks that merge a million keys each, so even one
-// recorded block per launch takes far longer than the seconds a prediction
-// should. With random keys the state each launch reads is known in
-// distribution (sort_synth.hpp), so it is synthesized, where a kernel touches
-// it, instead of computed:
+// merge launches have thousands of heaps of tens of thousands of keys each
+// (some of far more), so even a few recorded blocks per launch of a run that
+// computes its data take far longer than the seconds a prediction should.
+// With random keys the state each launch reads is known in distribution
+// (sort_synth.hpp), so it is synthesized, where a kernel touches it, instead
+// of computed:
 //   - block_sort reads i.i.d. keys; every merge pass reads runs of L sorted
 //     i.i.d. keys (L the pass's run length); outputs go to memory no one
 //     reads. Launches are declared synthesized and skip their unrecorded
-//     blocks; select_splits runs every block (the merge blocks read its
-//     splits), on the synthesized runs.
-//   - A merge launch whose blocks merge many keys is "heavy": a sample of its
-//     blocks (sampled_policy::probes, stratified as the engine samples) is
-//     run twice on the first x1 and x2 keys of its range (split on the host
-//     by a d-way selection over the same synthesized runs), and the launch is
-//     estimated with every block's counters linear in its keys
-//     (executor::record_linear_launch): each block's work is known, from the
-//     splits or the plan. Light launches are sampled by strata, fewer of
-//     them where blocks are larger (sampled_policy::light_keys).
+//     blocks (block_sort's merge-path searches depend on the keys: sampled by
+//     the engine's strata).
+//   - The distribution's launches (select_pivots, split_search) record a few
+//     blocks and skip the rest; every group's pivots and splits, which the
+//     merges' sampled blocks read and every block's work comes from, are made
+//     on the host by the kernels' rules (synthesized_distribution: a split is
+//     one descent of a run's tree, no memory touched) and checked against
+//     what the recorded blocks wrote.
+//   - A merge launch's blocks are estimated with every block's counters
+//     linear in its keys (executor::record_work_launch): blocks of up to 2·x1
+//     keys sampled whole by strata, fewer where blocks are larger
+//     (sampled_policy::light_keys); longer ones probed (sampled_policy::probes,
+//     stratified as the engine samples) twice, on the first x1 and x2 keys of
+//     their range (split on the host by a d-way selection over the same
+//     synthesized runs). The part of a block's counters its ranges fix (its
+//     global moves and their staging) is costed per block (moves_tally).
 // The error is measured against exact runs in sim/README.md.
 //
 // Applies to u32 and float keys with input=random (every bit pattern equally
@@ -35,6 +42,7 @@
 #include <numeric>
 #include <tuple>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -61,8 +69,8 @@ struct sampled_policy {
     // least min_strata, at most the engine's default.
     static constexpr std::uint64_t light_keys = std::uint64_t(1) << 17;
     static constexpr std::uint64_t min_strata = 2;
-    // select_splits runs every group (the merges read its splits) and records
-    // those of this many strata (its groups differ little).
+    // select_pivots and split_search record this many strata and skip the
+    // rest (their outputs come from the host: synthesized_distribution).
     static constexpr std::uint64_t split_strata = 8;
     // Synthesize only runs whose exact simulation would record more lane
     // accesses than this (about 4 s): below, the ordinary sampled run is
@@ -80,13 +88,6 @@ struct sampled_policy {
     static bool small(std::uint64_t keys, std::uint64_t x1) { return keys <= 2 * x1; }
 };
 
-// The exact simulator's lane accesses for a merge sort, estimated.
-inline double exact_lanes(const plan_ns::plan& pl, const plan_ns::sort_shape& shape) {
-    double per_key = plan_ns::block_sort_lanes_per_element(shape);
-    for (const auto& ps : pl.passes) per_key += plan_ns::merge_lanes_per_key(ps, shape);
-    return double(pl.n) * per_key;
-}
-
 // Whether a run of this sort can be synthesized: random 32-bit keys of a merge sort.
 inline bool synthesizable(const std::string& key, const param_values& p) {
     return key != "sort/bitonic" && p.text("input") == "random" && p.text("type") != "u64";
@@ -101,7 +102,7 @@ inline double synthesized_lanes(const model::machine& m, const std::string& key,
     if (!synthesizable(key, p) || n == 0) return 0;
     const auto shape = plan_ns::shape_of(key, p);
     const auto pl = plan_ns::make_plan(m, n, shape);
-    if (exact_lanes(pl, shape) <= P::synthesize_lanes) return 0;
+    if (plan_ns::merge_sort_lanes(m, pl, shape) <= P::synthesize_lanes) return 0;
     double lanes = double(std::min<std::uint64_t>(pl.tiles, 2 * most_strata + 2) * shape.tile) *
                    plan_ns::block_sort_lanes_per_element(shape);
     for (const auto& ps : pl.passes) {
@@ -111,10 +112,18 @@ inline double synthesized_lanes(const model::machine& m, const std::string& key,
         double keys = double(whole) * double(mean);
         if (!P::small(mean, P::x1(ps.d, shape.chunk)))
             keys = std::min(keys, double(std::min(P::probes, blocks) * 3 * P::x1(ps.d, shape.chunk)));
-        lanes += keys * plan_ns::merge_lanes_per_key(ps, shape);
-        if (ps.parts > 1) {  // select_splits: every group's samples sorted on chip
+        lanes += keys * plan_ns::merge_lanes_per_key(m, ps, shape);
+        if (ps.parts > 1) {
+            // select_pivots (a group's samples sorted on chip) and split_search
+            // (a binary search per thread) on the blocks of split_strata strata;
+            // the host's distribution, a descent of a run's tree per sample and
+            // per split, costs about 3 lane accesses per level and 30 per unit made.
+            const std::uint64_t most = 2 * P::split_strata + 2;
             const double samples = double(ps.d * ps.per_run), levels = std::log2(std::max(2.0, samples));
-            lanes += double(ps.groups) * samples * 2 * levels * (levels + 1);
+            const double searches = double(splits_size(ps)), depth = std::log2(std::max(2.0, double(ps.run_len) / 32));
+            lanes += double(ps.groups <= most ? ps.groups : P::split_strata + 2) * samples * 2 * levels * (levels + 1);
+            lanes += std::min(searches, double(most * sort_policy::threads)) * 2 * (depth + 5);
+            lanes += double(ps.groups) * (samples + double((ps.parts - 1) * (ps.d - 1))) * (3 * depth + 30);
         }
     }
     return lanes;
@@ -176,21 +185,27 @@ inline block_ranges ranges_of(const merge_shape& s, const std::vector<std::uint6
 // position fix, whatever the keys: its global accesses (the leaves' reads of
 // each range in chunk-element moves, the root's writes from `out`, the splits
 // it reads when parts > 1) and the staging access in shared memory beside
-// each read and write. multiway.cuh moves whole warps over b-aligned
-// positions, so a move's warp-instructions and sectors depend on where it
-// falls against b-word blocks: a block of aligned ranges costs fewer than
-// another, which a line in the keys alone cannot tell. Costed as the
-// simulator costs them (sim/README.md).
+// each read and write (a leaf's registers stored into slot 0, the root's
+// elements loaded for its write). multiway.cuh moves whole warps over
+// b-aligned positions, so a move's warp-instructions, sectors and (the slots
+// padded by a word per 32) bank conflicts depend on where it falls against
+// b-word blocks: a block of aligned ranges costs fewer than another, which a
+// line in the keys alone cannot tell. Costed as the simulator costs them
+// (sim/README.md), for 32-bit keys and values.
+// A move's counts by (read, lead, length), shared by a launch's blocks.
+using moves_memo = std::map<std::tuple<bool, std::uint64_t, std::uint64_t>, sim::block_sample>;
+
 struct moves_tally {
     const model::machine& m;
-    std::uint64_t threads, key_bytes;
+    std::uint64_t threads;  // the merge block's
     bool pairs;
+    moves_memo& memo;
     sim::block_sample part{};
 
     static std::uint64_t units(std::uint64_t first, std::uint64_t bytes, std::uint64_t unit) {
         return (first + bytes - 1) / unit - first / unit + 1;
     }
-    // A warp-instruction on elements [a, z] of `e` bytes (global) beside the shared one on [sa, sa + z - a].
+    // A warp-instruction of `lanes` lanes on elements [a, z] of `e` bytes.
     void global(bool load, std::uint64_t a, std::uint64_t z, std::uint64_t e, std::uint64_t lanes) {
         auto& c = part.c;
         const std::uint64_t sectors = units(a * e, (z - a + 1) * e, 32), blocks = units(a * e, (z - a + 1) * e, m.block_bytes());
@@ -200,15 +215,19 @@ struct moves_tally {
         c[model::counter::warp_instructions] += 1;
         part.steps += 1;
     }
-    void shared(bool load, std::uint64_t words) {
+    // A warp-instruction of one lane per word of `words` (repeats included).
+    void shared(bool load, const std::vector<std::uint64_t>& words) {
+        using model::counter;
         auto& c = part.c;
-        const std::uint64_t wf = (words + m.b - 1) / m.b;  // consecutive words: ceil(words / b) wavefronts, no conflict
-        c[load ? model::counter::shared_load_instructions : model::counter::shared_store_instructions] += 1;
-        c[load ? model::counter::shared_load_wavefronts : model::counter::shared_store_wavefronts] += wf;
-        c[model::counter::shared_wavefronts] += wf;
-        c[model::counter::lane_accesses] += m.b;
-        c[model::counter::warp_instructions] += 1;
-        part.steps += wf;
+        const auto cost = model::shared_bank_cost(words, m.b);
+        c[load ? counter::shared_load_instructions : counter::shared_store_instructions] += 1;
+        c[load ? counter::shared_load_wavefronts : counter::shared_store_wavefronts] += cost.wf;
+        c[load ? counter::shared_load_bank_conflicts : counter::shared_store_bank_conflicts] += cost.wf - cost.ideal;
+        c[counter::shared_wavefronts] += cost.wf;
+        c[counter::bank_conflicts] += cost.wf - cost.ideal;
+        c[counter::lane_accesses] += words.size();
+        c[counter::warp_instructions] += 1;
+        part.steps += cost.wf;
     }
     // len elements at element p moved in chunk-element moves: a leaf's reads
     // or the root's writes. A move's counts depend only on how it falls
@@ -220,13 +239,12 @@ struct moves_tally {
             std::uint64_t same = 1;
             if (chunk % m.b == 0 && n == chunk) same = (len - at) / chunk;
             const auto key = std::tuple{read, lead, n};
-            auto it = std::find_if(memo.begin(), memo.end(), [&](const auto& e) { return e.first == key; });
+            auto it = memo.find(key);
             if (it == memo.end()) {
                 const sim::block_sample before = part;
                 part = {};
                 move(read, p + at, n);
-                memo.emplace_back(key, part);
-                it = std::prev(memo.end());
+                it = memo.emplace(key, part).first;
                 part = before;
             }
             for (std::size_t i = 0; i < model::counter_count; ++i) part.c.v[i] += same * it->second.c.v[i];
@@ -234,32 +252,34 @@ struct moves_tally {
             at += (same - 1) * chunk;
         }
     }
-    std::vector<std::pair<std::tuple<bool, std::uint64_t, std::uint64_t>, sim::block_sample>> memo = {};
 
-    // One move of n elements at element p: a leaf's read (load) or the root's write.
+    // One move of n elements at element p: a leaf's read (global loads, then
+    // the stores into slot 0) or the root's write (loads from its slot, then
+    // global stores); a lane outside the move takes its nearest element.
     void move(bool read, std::uint64_t p, std::uint64_t n) {
         const std::uint64_t b = m.b, lead = p % b;
+        std::vector<std::uint64_t> words(b);
         for (std::uint64_t w = 0; w < threads / b; ++w)
             for (std::uint64_t j0 = w * b; j0 < lead + n; j0 += threads) {
                 const std::uint64_t lo = std::max(j0, lead) - lead, hi = std::min(j0 + b - 1, lead + n - 1) - lead;
-                const std::uint64_t kw = ((hi - lo + 1) * key_bytes + 3) / 4, vw = hi - lo + 1;
-                if (read) {
-                    global(true, p + lo, p + hi, key_bytes, b);
-                    shared(false, kw);
-                    if (pairs) global(true, p + lo, p + hi, 4, b), shared(false, vw);
-                } else {
-                    shared(true, kw);
-                    global(false, p + lo, p + hi, key_bytes, b);
-                    if (pairs) shared(true, vw), global(false, p + lo, p + hi, 4, b);
+                for (std::uint64_t l = 0; l < b; ++l) words[l] = padded(unsigned(std::clamp(j0 + l, lead, lead + n - 1) - lead));
+                for (int k = 0; k < (pairs ? 2 : 1); ++k) {
+                    if (read) {
+                        global(true, p + lo, p + hi, 4, b);
+                        shared(false, words);
+                    } else {
+                        shared(true, words);
+                        global(false, p + lo, p + hi, 4, b);
+                    }
                 }
             }
     }
 };
 
-inline sim::block_sample moves_part(const model::machine& m, const merge_shape& s, std::uint64_t block,
-                                    const std::vector<std::uint64_t>& lo, const std::vector<std::uint64_t>& hi,
-                                    std::uint64_t key_bytes, bool pairs) {
-    moves_tally t{m, sort_policy::threads, key_bytes, pairs};
+inline sim::block_sample moves_part(const model::machine& m, const merge_shape& s, std::uint64_t threads,
+                                    std::uint64_t block, const std::vector<std::uint64_t>& lo,
+                                    const std::vector<std::uint64_t>& hi, bool pairs, moves_memo& memo) {
+    moves_tally t{m, threads, pairs, memo};
     std::uint64_t out = run_start(s, block / s.parts, 0), keys = 0;
     for (unsigned r = 0; r < s.d; ++r) {
         out += lo[r] - run_start(s, block / s.parts, r);
@@ -267,7 +287,7 @@ inline sim::block_sample moves_part(const model::machine& m, const merge_shape& 
         t.moves(true, lo[r], hi[r] - lo[r], s.chunk);
     }
     t.moves(false, out, keys, s.chunk);
-    if (s.parts > 1) {  // threads r < d read their run's two splits: a warp-instruction per warp and split
+    if (s.parts > 1) {  // lanes r < d read their run's two splits: a warp-instruction per b runs and split
         const std::uint64_t first = (block / s.parts * (s.parts + 1) + block % s.parts) * s.d;
         for (std::uint64_t w = 0; w * m.b < s.d; ++w) {
             const std::uint64_t a = w * m.b, z = std::min<std::uint64_t>(s.d, a + m.b) - 1;
@@ -340,6 +360,101 @@ std::vector<std::uint64_t> prefix_ends(sim::executor& ex, kl::gspan<K> keys, con
     }
 }
 
+// What select_pivots and split_search write for a pass over the synthesized
+// runs, made on the host by the kernels' rules (multiway.cuh): each group's
+// samples sorted by (key, tag), absent ones last, its pivots evenly spaced
+// among the present ones, and each split the count of a run's elements before
+// its pivot (at most it in earlier runs, below it in later ones) found by one
+// descent of the run's tree (sorted_runs_synth::rank) instead of a binary
+// search through memory: no page of the input is touched.
+template <class K>
+struct distribution {
+    std::vector<K> pivot_keys;
+    std::vector<std::uint32_t> pivot_tags;
+    std::vector<std::uint64_t> splits;
+};
+
+template <class K>
+distribution<K> synthesized_distribution(const sorted_runs_synth<K>& state, const plan_ns::merge_pass& ps,
+                                         const merge_shape& s) {
+    const std::uint64_t d = s.d, P = s.parts, per_run = ps.per_run, samples = d * per_run;
+    distribution<K> out;
+    out.pivot_keys.resize(ps.groups * (P - 1));
+    out.pivot_tags.resize(ps.groups * (P - 1));
+    out.splits.resize(ps.groups * (P + 1) * d);
+    std::vector<typename sorted_runs_synth<K>::split_cache> caches(d);
+    struct sample {
+        std::uint32_t order;
+        unsigned tag;
+    };
+    std::vector<sample> sorted(samples);
+    for (std::uint64_t g = 0; g < ps.groups; ++g) {
+        for (auto& c : caches) c.clear();
+        for (std::uint64_t x = 0; x < samples; ++x) {
+            const std::uint64_t r = x / per_run, j = x % per_run;
+            const std::uint64_t lo = run_start(s, g, r), len = run_start(s, g, r + 1) - lo;
+            sorted[x] = len > 0 ? sample{state.order_at(lo + j * len / per_run, &caches[r]), unsigned(x)}
+                                : sample{0, unsigned(samples + x)};
+        }
+        std::sort(sorted.begin(), sorted.end(), [&](const sample& a, const sample& b) {
+            return tagged_before<std::uint32_t>(a.order, a.tag, b.order, b.tag, unsigned(samples));
+        });
+        const std::uint64_t first = run_start(s, g, 0);
+        const std::uint64_t present = std::min(d, (s.n - first + s.run_len - 1) / s.run_len) * per_run;
+        for (std::uint64_t q = 1; q < P; ++q) {
+            const sample& pv = sorted[q * present / P];
+            out.pivot_keys[g * (P - 1) + q - 1] = key_from_order<K>(pv.order);
+            out.pivot_tags[g * (P - 1) + q - 1] = pv.tag;
+        }
+        for (std::uint64_t q = 0; q <= P; ++q)
+            for (std::uint64_t r = 0; r < d; ++r) {
+                const std::uint64_t lo = run_start(s, g, r), hi = run_start(s, g, r + 1);
+                std::uint64_t split = q == 0 ? lo : hi;
+                if (q > 0 && q < P && hi > lo) {
+                    const std::uint64_t at = g * (P - 1) + q - 1, pr = out.pivot_tags[at] / per_run;
+                    const std::uint32_t v = order_value(out.pivot_keys[at]);
+                    split = r == pr ? lo + out.pivot_tags[at] % per_run * (hi - lo) / per_run
+                                    : lo + state.rank(lo / s.run_len, v, r < pr, &caches[r]);
+                }
+                out.splits[(g * (P + 1) + q) * d + r] = split;
+            }
+    }
+    return out;
+}
+
+// Marks a launch's output unwritten (all bits set), so that take_host can tell what its recorded blocks wrote.
+template <class T>
+void unset(sim::executor& ex, kl::gspan<T> dev) {
+    const std::vector<T> none(dev.size(), static_cast<T>(~T(0)));
+    ex.upload(dev, std::span<const T>(none));
+}
+
+// The host's values into `dev`, after checking those the launch's recorded
+// blocks wrote (the others skipped) against them: the host's rules are the kernel's.
+template <class T>
+void take_host(sim::executor& ex, kl::gspan<T> dev, const std::vector<T>& host, const char* what) {
+    std::vector<T> got(dev.size());
+    ex.download(std::span<T>(got), kl::gspan<const T>(dev));
+    for (std::size_t i = 0; i < got.size(); ++i)
+        AGPU_CHECK(got[i] == static_cast<T>(~T(0)) || got[i] == host[i],
+                   std::string("synthesized sort: ") + what + " differ from the host's at " + std::to_string(i));
+    ex.upload(dev, std::span<const T>(host));
+}
+
+template <class K>
+void take_host(sim::executor& ex, pivot_spans<K> dev, const distribution<K>& host) {
+    std::vector<std::uint32_t> tags(dev.tags.size());
+    std::vector<K> keys(dev.keys.size());
+    ex.download(std::span<std::uint32_t>(tags), kl::gspan<const std::uint32_t>(dev.tags));
+    ex.download(std::span<K>(keys), kl::gspan<const K>(dev.keys));
+    for (std::size_t i = 0; i < tags.size(); ++i)
+        if (tags[i] != ~0u)
+            AGPU_CHECK(tags[i] == host.pivot_tags[i] && order_value(keys[i]) == order_value(host.pivot_keys[i]),
+                       "synthesized sort: select_pivots' pivots differ from the host's at " + std::to_string(i));
+    ex.upload(dev.keys, std::span<const K>(host.pivot_keys));
+    ex.upload(dev.tags, std::span<const std::uint32_t>(host.pivot_tags));
+}
+
 }  // namespace detail
 
 // One merge launch of the synthesized run, estimated from sampled blocks
@@ -352,15 +467,17 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
                        const merge_shape& s, sorted_spans<K, V> in, sorted_spans<K, V> out,
                        kl::gspan<const std::uint64_t> splits) {
     const std::uint64_t blocks = ps.groups * ps.parts;
-    const kl::dim3 grid{static_cast<unsigned>(blocks)}, block{sort_policy::threads};
+    const std::uint64_t threads = plan_ns::merge_threads(ex.machine(), shape.warps);
+    const kl::dim3 grid{static_cast<unsigned>(blocks)}, block{static_cast<unsigned>(threads)};
     std::vector<std::uint64_t> host_splits(splits.size());
     if (!host_splits.empty()) ex.download(std::span<std::uint64_t>(host_splits), splits);
     std::vector<std::uint64_t> work(blocks);
     std::vector<sim::block_sample> known(blocks);
+    detail::moves_memo memo;
     for (std::uint64_t b = 0; b < blocks; ++b) {
         const auto r = detail::ranges_of(s, host_splits, b);
         work[b] = r.keys();
-        known[b] = detail::moves_part(ex.machine(), s, b, r.lo, r.hi, sizeof(K), Pairs);
+        known[b] = detail::moves_part(ex.machine(), s, threads, b, r.lo, r.hi, Pairs, memo);
     }
     const std::uint64_t most = ex.options().sample_strata;
     const std::uint64_t x1 = P::x1(ps.d, shape.chunk), x2 = 2 * x1;
@@ -412,7 +529,7 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
     const bool probe = big.size() >= 2 && std::min<std::uint64_t>(P::probes, big.size()) * 3 * x1 < big_whole * mean_of(big);
     if (!probe) sample_whole(big);
     if (themselves.size() == blocks) {  // one block
-        launch_merge<sim::executor, K, V, Pairs>(ex, ps, s, in, out, splits);
+        launch_merge<sim::executor, K, V, Pairs>(ex, ps, shape, s, in, out, splits);
         return;
     }
     std::vector<sim::work_sample> samples;
@@ -444,7 +561,7 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
                     probe_splits[(g * (probe_shape.parts + 1) + q) * s.d + k] = r.lo[k];
                     probe_splits[(g * (probe_shape.parts + 1) + q + 1) * s.d + k] = ends[k];
                 }
-                probes.push_back({b, x, {}, detail::moves_part(ex.machine(), probe_shape, ids.back(), r.lo, ends, sizeof(K), Pairs)});
+                probes.push_back({b, x, {}, detail::moves_part(ex.machine(), probe_shape, threads, ids.back(), r.lo, ends, Pairs, memo)});
             }
         std::vector<std::size_t> order(ids.size());
         std::iota(order.begin(), order.end(), std::size_t(0));
@@ -486,34 +603,42 @@ check_result merge_sort_synthesized(sim::executor& ex, std::uint64_t n, const pl
     const auto pl = plan_ns::make_plan(ex.machine(), n, shape);
     const detail::synthesized_scope scope(ex);
     if (n > 0) {
+        // One input region, refilled for each launch (block_sort's i.i.d.
+        // keys, then each pass's runs): its pages are cleared once.
         const random_keys_synth<K> input(seed);
-        auto keys = ex.alloc_synthesized<K>(n, [input](std::uint64_t f, std::uint64_t c, K* dst) { input.fill(f, c, dst); });
-        auto vals = Pairs ? ex.alloc_synthesized<V>(n) : kl::gspan<V>{};
+        sorted_spans<K, V> in{
+            ex.alloc_synthesized<K>(n, [input](std::uint64_t f, std::uint64_t c, K* dst) { input.fill(f, c, dst); }),
+            Pairs ? ex.alloc_synthesized<V>(n) : kl::gspan<V>{}};
         sorted_spans<K, V> out{ex.alloc_synthesized<K>(n), Pairs ? ex.alloc_synthesized<V>(n) : kl::gspan<V>{}};
-        // block_sort's accesses do not depend on the keys (sort_common.cuh): every whole tile costs the same.
-        ex.set_sample_strata(P::min_strata);
-        launch_block_sort<sim::executor, K, V, Pairs>(ex, pl, shape, kl::gspan<const K>(keys), kl::gspan<const V>(vals),
-                                                      out);
-        ex.set_sample_strata(0);
+        // block_sort's merge-path searches go where the keys say: sampled by the engine's strata.
+        launch_block_sort<sim::executor, K, V, Pairs>(ex, pl, shape, kl::gspan<const K>(in.keys),
+                                                      kl::gspan<const V>(in.vals), out);
         for (std::size_t i = 0; i < pl.passes.size(); ++i) {
             const auto& ps = pl.passes[i];
             const merge_shape s = pass_shape(n, ps, shape);
             const sorted_runs_synth<K> state(n, ps.run_len, mix_seed(seed, i + 1));
-            sorted_spans<K, V> in{
-                ex.alloc_synthesized<K>(n, [state](std::uint64_t f, std::uint64_t c, K* dst) { state.fill(f, c, dst); }),
-                Pairs ? ex.alloc_synthesized<V>(n) : kl::gspan<V>{}};
+            ex.refill_synthesized(in.keys, [state](std::uint64_t f, std::uint64_t c, K* dst) { state.fill(f, c, dst); });
             kl::gspan<std::uint64_t> splits{};
             if (ps.parts > 1) {
-                // Every group's splits: the merge blocks sampled below read them.
+                // The distribution's launches record a few blocks and skip the
+                // rest; every group's pivots and splits (the merges' ranges)
+                // come from the host, checked against what the recorded blocks wrote.
+                const auto host = detail::synthesized_distribution(state, ps, s);
+                const auto pivots = alloc_pivots<sim::executor, K>(ex, ps);
                 splits = ex.alloc<std::uint64_t>(splits_size(ps));
-                ex.set_skip_unrecorded(false);
                 ex.set_sample_strata(P::split_strata);
-                launch_select_splits(ex, ps, s, kl::gspan<const K>(in.keys), splits);
+                detail::unset(ex, pivots.tags);
+                launch_select_pivots(ex, ps, s, kl::gspan<const K>(in.keys), pivots);
+                detail::take_host(ex, pivots, host);
+                detail::unset(ex, splits);
+                launch_split_search(ex, ps, s, kl::gspan<const K>(in.keys), pivots, splits);
+                detail::take_host(ex, splits, host.splits, "split_search's splits");
                 ex.set_sample_strata(0);
-                ex.set_skip_unrecorded(true);
             }
             synthesized_merge<K, V, Pairs, P>(ex, ps, shape, s, in, out, kl::gspan<const std::uint64_t>(splits));
         }
+        for (auto keys : {in.keys, out.keys}) ex.release_synthesized(keys);
+        for (auto vals : {in.vals, out.vals}) ex.release_synthesized(vals);
     }
     return {true, "not checked: sampled mode synthesized every launch's input (runs of sorted i.i.d. uniform keys, "
                   "in distribution what the sort of random keys reads) and ran only sampled blocks"};
@@ -525,7 +650,8 @@ inline check_result run_merge_sort_sim(sim::executor& ex, const std::string& key
                                        const param_values& p, std::uint64_t seed) {
     if (!ex.sampled() || !synthesizable(key, p)) return run_sort(ex, key, n, p, seed);
     const auto shape = plan_ns::shape_of(key, p);
-    if (exact_lanes(plan_ns::make_plan(ex.machine(), n, shape), shape) <= sampled_policy::synthesize_lanes)
+    if (plan_ns::merge_sort_lanes(ex.machine(), plan_ns::make_plan(ex.machine(), n, shape), shape) <=
+        sampled_policy::synthesize_lanes)
         return run_sort(ex, key, n, p, seed);
     if (p.text("type") == "float")
         return shape.pairs ? merge_sort_synthesized<float, true>(ex, n, shape, seed)

@@ -21,10 +21,13 @@
 // units were made before, or on which thread made them.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include "agpu/errors.hpp"
 #include "sort/sort_common.cuh"
@@ -102,27 +105,77 @@ public:
         while (i < end) {
             const std::uint64_t r = i / m_len, at = i - r * m_len, u = at / unit;
             const std::uint64_t u_first = u * unit, u_len = std::min(unit, run_length(r) - u_first);
-            make_unit(r, u, u_len, buf);
+            const leaf l = descend(r, nullptr, [&](std::uint64_t m, double) { return u < m; });
+            make_unit(r, u, u_len, l.lo, l.hi, buf);
             const std::uint64_t from = at - u_first, take = std::min(u_len - from, end - i);
             for (std::uint64_t k = 0; k < take; ++k) dst[i - first + k] = key_from_order<K>(buf[from + k]);
             i += take;
         }
     }
     // The order value (32-bit) of element i.
-    std::uint32_t order_at(std::uint64_t i) const {
+    std::uint32_t order_at(std::uint64_t i) const { return order_at(i, nullptr); }
+
+    // The splits on the last path down one run's tree, for host queries that
+    // go down it in order (a group's samples, its pivots' searches): each
+    // query draws only the splits below where its path leaves the last one's.
+    // One cache per run.
+    class split_cache {
+    public:
+        void clear() { m_path.clear(); }
+
+    private:
+        friend class sorted_runs_synth;
+        std::vector<std::pair<std::uint64_t, double>> m_path;  // (node, share) by depth
+    };
+
+    // Element i's order value, with the cache (nullptr: none).
+    std::uint32_t order_at(std::uint64_t i, split_cache* cache) const {
         std::uint32_t buf[unit];
         const std::uint64_t r = i / m_len, at = i - r * m_len, u = at / unit;
-        make_unit(r, u, std::min(unit, run_length(r) - u * unit), buf);
+        const leaf l = descend(r, cache, [&](std::uint64_t m, double) { return u < m; });
+        make_unit(r, u, std::min(unit, run_length(r) - u * unit), l.lo, l.hi, buf);
         return buf[at - u * unit];
+    }
+
+    // How many elements of run r have an order value below v (inclusive:
+    // at most v). One path down the run's tree: the elements of a node's left
+    // half are at most its split's order value, those of its right half at
+    // least it, so only one half can hold both.
+    std::uint64_t rank(std::uint64_t r, std::uint64_t v, bool inclusive, split_cache* cache) const {
+        const std::uint64_t len = run_length(r), units = (len + unit - 1) / unit;
+        std::uint64_t below = 0, a = 0;
+        const leaf l = descend(r, cache, [&](std::uint64_t m, double mid) {
+            const std::uint64_t split = order_of(mid);
+            if (inclusive ? v < split : v <= split) return true;
+            below += std::min(m * unit, len) - std::min(a * unit, len);  // the left half, whole
+            a = m;
+            return false;
+        });
+        if (l.u >= units) return below;  // the last spacing's unit holds no element
+        std::uint32_t buf[unit];
+        const std::uint64_t u_len = std::min(unit, len - l.u * unit);
+        make_unit(r, l.u, u_len, l.lo, l.hi, buf);
+        for (std::uint64_t k = 0; k < u_len; ++k) below += inclusive ? buf[k] <= v : buf[k] < v;
+        return below;
     }
 
 private:
     std::uint64_t run_length(std::uint64_t r) const { return std::min(m_len, m_n - r * m_len); }
+    static std::uint32_t order_of(double v) {
+        return static_cast<std::uint32_t>(std::min(std::floor(v * 0x1.0p32), 4294967295.0));
+    }
 
-    // The sorted order values of unit u (u_len elements) of run r.
-    void make_unit(std::uint64_t r, std::uint64_t u, std::uint64_t u_len, std::uint32_t* out) const {
+    // A unit and its interval: its last element lies at hi.
+    struct leaf {
+        std::uint64_t u;
+        double lo, hi;
+    };
+    // Down run r's tree from the root to a unit, left where
+    // left(midpoint unit, split) says: units 0..units-1 hold the elements'
+    // spacings, unit `units` the last one, S_{L+1} - S_L.
+    template <class Left>
+    leaf descend(std::uint64_t r, split_cache* cache, Left left) const {
         const std::uint64_t len = run_length(r), units = (len + unit - 1) / unit;
-        // Units 0..units-1 hold the elements' spacings; unit `units` the last spacing, S_{L+1} - S_L.
         auto alpha = [&](std::uint64_t a, std::uint64_t b) {
             const std::uint64_t hi = std::min(b, units) * unit;
             return double(std::min(hi, len) - std::min(a * unit, len)) + (b > units ? 1.0 : 0.0);
@@ -130,13 +183,23 @@ private:
         const std::uint64_t run_seed = mix_seed(m_seed, r);
         std::uint64_t a = 0, b = units + 1;
         double lo = 0, hi = 1;
-        while (b - a > 1) {
-            const std::uint64_t m = a + (b - a) / 2;
-            site_rng g(mix_seed(run_seed, a * 0x100000001ull + b));
-            std::gamma_distribution<double> left(alpha(a, m)), right(alpha(m, b));
-            const double x = left(g), y = right(g);
-            const double mid = lo + (hi - lo) * (x / (x + y));
-            if (u < m) {
+        for (std::size_t depth = 0; b - a > 1; ++depth) {
+            const std::uint64_t m = a + (b - a) / 2, node = a * 0x100000001ull + b;
+            double share = 0;
+            if (cache && depth < cache->m_path.size() && cache->m_path[depth].first == node) {
+                share = cache->m_path[depth].second;
+            } else {
+                site_rng g(mix_seed(run_seed, node));
+                std::gamma_distribution<double> left_g(alpha(a, m)), right_g(alpha(m, b));
+                const double x = left_g(g), y = right_g(g);
+                share = x / (x + y);
+                if (cache) {
+                    cache->m_path.resize(depth);
+                    cache->m_path.emplace_back(node, share);
+                }
+            }
+            const double mid = lo + (hi - lo) * share;
+            if (left(m, mid)) {
                 b = m;
                 hi = mid;
             } else {
@@ -144,15 +207,21 @@ private:
                 lo = mid;
             }
         }
-        // The unit's spacings, scaled to its interval: the last element is at hi.
-        site_rng g(mix_seed(run_seed, ~u));
+        return {a, lo, hi};
+    }
+
+    // The sorted order values of unit u (u_len elements) of run r, in (lo, hi]:
+    // the unit's own spacings scaled to it, the last element at hi.
+    void make_unit(std::uint64_t r, std::uint64_t u, std::uint64_t u_len, double lo, double hi, std::uint32_t* out) const {
+        site_rng g(mix_seed(mix_seed(m_seed, r), ~u));
         double e[unit], sum = 0;
         for (std::uint64_t k = 0; k < u_len; ++k) sum += (e[k] = -std::log(g.open_unit()));
+        // Within [lo, hi]'s order values even where rounding strays (rank relies on it).
+        const std::uint32_t first = order_of(lo), last = order_of(hi);
         double acc = 0;
         for (std::uint64_t k = 0; k < u_len; ++k) {
             acc += e[k];
-            const double v = k + 1 == u_len ? hi : lo + (hi - lo) * (acc / sum);
-            out[k] = static_cast<std::uint32_t>(std::min(std::floor(v * 0x1.0p32), 4294967295.0));
+            out[k] = k + 1 == u_len ? last : std::clamp(order_of(lo + (hi - lo) * (acc / sum)), first, last);
         }
     }
 

@@ -15,7 +15,7 @@
 //     elements every time but the last, see multiway.cuh), all at the same
 //     offsets whatever the keys.
 // Bounded (sort_bounds): with split ranges (parts > 1) the ranges start where
-// the pivots fall and select_splits' binary searches go where the keys say:
+// the pivots fall and split_search's binary searches go where the keys say:
 // global sectors and blocks lie between what the elements need when perfectly
 // aligned and one extra sector per warp-instruction on the most instructions
 // the ranges can take.
@@ -25,6 +25,7 @@
 // pattern as block_sort; a closed form for them is future work).
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -48,7 +49,7 @@ std::string bytes_rule(std::uint64_t bytes, const machine& m) {
 }  // namespace
 
 std::uint64_t heap_bytes(std::uint64_t d, std::uint64_t chunk, std::uint64_t kb, std::uint64_t vb, bool pairs) {
-    const std::uint64_t slots = d * 2 * chunk;
+    const std::uint64_t slots = d * (2 * chunk + 2 * chunk / 32);  // one word of padding per 32 (multiway.cuh)
     std::uint64_t at = align16(slots * kb);
     if (pairs) at += align16(slots * vb) + align16(slots);
     at += 2 * align16(16 * d);           // pos, end
@@ -58,7 +59,8 @@ std::uint64_t heap_bytes(std::uint64_t d, std::uint64_t chunk, std::uint64_t kb,
 }
 
 std::uint64_t tile_bytes(std::uint64_t tile, std::uint64_t kb, std::uint64_t vb, bool pairs) {
-    return align16(tile * kb) + align16(tile * 4) + (pairs ? align16(tile * vb) : 0);
+    const std::uint64_t slots = tile + tile / 32;  // one word of padding per 32 (bank-conflict-free blocked accesses)
+    return align16(slots * kb) + align16(slots * 4) + (pairs ? align16(tile * vb) : 0);
 }
 
 sort_shape shape_of(const std::string& key, const param_values& p) {
@@ -75,7 +77,10 @@ sort_shape shape_of(const std::string& key, const param_values& p) {
     } else {
         s.d = 2;
     }
-    if (key != "sort/bitonic") s.parts = static_cast<std::uint64_t>(p.integer("parts"));
+    if (key != "sort/bitonic") {
+        s.parts = static_cast<std::uint64_t>(p.integer("parts"));
+        s.warps = std::stoull(p.text("warps"));
+    }
     return s;
 }
 
@@ -88,10 +93,13 @@ plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s) {
         throw input_error("option --set tile=" + std::to_string(s.tile), s.key + ": a tile " + bytes_rule(out.tile_bytes, m));
     if (s.key == "sort/bitonic" || out.tiles <= 1) return out;
     std::uint64_t d_max = s.d;
-    if (d_max == 0) {
-        d_max = 2;
-        while (d_max < 256 && heap_bytes(2 * d_max, s.chunk, s.key_bytes, s.value_bytes, s.pairs) <= m.shared_bytes())
-            d_max *= 2;
+    if (d_max == 0) {  // the largest d whose heap fits in M/heaps_per_mp; at least 4 where that fits in M (d = 2 is
+                       // sort/pairwise)
+        auto fits = [&](std::uint64_t d, std::uint64_t heaps) {
+            return heap_bytes(d, s.chunk, s.key_bytes, s.value_bytes, s.pairs) * heaps <= m.shared_bytes();
+        };
+        d_max = fits(4, 1) ? 4 : 2;
+        while (d_max < 256 && fits(2 * d_max, heaps_per_mp)) d_max *= 2;
     }
     if (const std::uint64_t hb = heap_bytes(d_max, s.chunk, s.key_bytes, s.value_bytes, s.pairs); hb > m.shared_bytes())
         throw input_error(s.d ? "option --set d=" + std::to_string(s.d) : "option --set chunk=" + std::to_string(s.chunk),
@@ -106,12 +114,15 @@ plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s) {
         ps.runs = runs;
         ps.groups = ceil_div(runs, ps.d);
         ps.heap_bytes = heap_bytes(ps.d, s.chunk, s.key_bytes, s.value_bytes, s.pairs);
+        ps.resident = k * std::clamp<std::uint64_t>(m.shared_bytes() / ps.heap_bytes, 1,
+                                                    std::min(max_blocks_per_mp,
+                                                             max_threads_per_mp / merge_threads(m, s.warps)));
         if (s.parts > 0) ps.parts = s.parts;
-        else if (ps.groups >= k) ps.parts = 1;
-        // Enough ranges for 2k blocks, but no more than L/C: then a range takes at least about C elements
-        // of every run, so the partial moves at the ranges' ends and the pivot searches stay small
-        // beside the n/b blocks of the pass.
-        else ps.parts = std::max<std::uint64_t>(1, std::min(ceil_div(2 * k, ps.groups), len / s.chunk));
+        else if (ps.groups >= waves * ps.resident) ps.parts = 1;
+        // Enough ranges for waves·resident blocks, but no more than L/(range_chunks·C) (sort_plan.hpp).
+        else
+            ps.parts = std::max<std::uint64_t>(
+                1, std::min(ceil_div(waves * ps.resident, ps.groups), len / (range_chunks * s.chunk)));
         if (ps.parts > 1) {
             // Samples: about 2 per part from every run, as many as fit in M (and 8192 at most).
             ps.per_run = std::max<std::uint64_t>(1, pow2_ceil(2 * ps.parts));
@@ -129,14 +140,21 @@ plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s) {
 }
 
 double block_sort_lanes_per_element(const sort_shape& s) {
-    const double levels = double(std::bit_width(s.tile) - 1);
-    return 4.0 * levels * (levels + 1) / 2 + (s.pairs ? 8.0 : 5.0);
+    const double e = double(s.tile) / double(threads);  // E: elements per thread
+    const double lanes = 22.3 + 20.4 / e + 11.3 * (std::log2(e) + 3.5) / e;
+    return lanes + (s.pairs ? 22.0 + 16.0 / e : 0.0);
 }
 
-double merge_lanes_per_key(const merge_pass& ps, const sort_shape& s) {
-    const double levels = double(std::bit_width(ps.d) - 1);
-    const double search = 2.0 * double(threads) * double(std::bit_width(2 * s.chunk) - 1) / double(s.chunk);
-    return levels * (search + (s.pairs ? 12.0 : 8.0)) + 1.0;
+double merge_lanes_per_key(const machine& m, const merge_pass& ps, const sort_shape& s) {
+    const double levels = double(std::bit_width(ps.d) - 1), c = double(s.chunk);
+    const double search = 2.0 * double(merge_threads(m, s.warps)) * (std::log2(2 * c) + 1) / c;
+    return s.pairs ? 9.0 + levels * (2 * search + 8.7) : 4.5 + levels * (search + 4.7);
+}
+
+double merge_sort_lanes(const machine& m, const plan& pl, const sort_shape& s) {
+    double per_key = block_sort_lanes_per_element(s);
+    for (const auto& ps : pl.passes) per_key += merge_lanes_per_key(m, ps, s);
+    return double(pl.n) * per_key;
 }
 
 }  // namespace sort_plan
@@ -178,10 +196,11 @@ struct global_tally {
 };
 
 // The exact counters every sort has: launches, blocks, threads, shared words.
-void add_launch(partial_counts& c, const machine& m, std::uint64_t blocks, std::uint64_t shared_bytes) {
+void add_launch(partial_counts& c, const machine& m, std::uint64_t blocks, std::uint64_t shared_bytes,
+                std::uint64_t block_threads = threads) {
     c[counter::launches] += 1;
     c[counter::thread_blocks] += blocks;
-    c[counter::threads] += blocks * threads;
+    c[counter::threads] += blocks * block_threads;
     c[counter::shared_words_max] =
         std::max(c[counter::shared_words_max], ceil_div(shared_bytes, m.word_bytes()));
 }
@@ -225,8 +244,11 @@ partial_counts merge_sort_costs(const machine& m, std::uint64_t n, const param_v
     add_launch(c, m, pl.tiles, pl.tile_bytes);
     tile_pass(g, n, s.tile, s.key_bytes, s.value_bytes, s.pairs);
     for (const auto& ps : pl.passes) {
-        if (ps.parts > 1) add_launch(c, m, ps.groups, ps.splits_bytes);
-        add_launch(c, m, ps.groups * ps.parts, ps.heap_bytes);
+        if (ps.parts > 1) {
+            add_launch(c, m, ps.groups, ps.splits_bytes);                               // select_pivots
+            add_launch(c, m, ceil_div(ps.groups * (ps.parts + 1) * ps.d, threads), 0);  // split_search
+        }
+        add_launch(c, m, ps.groups * ps.parts, ps.heap_bytes, merge_threads(m, s.warps));
         if (!exact) continue;
         // Leaves: every run from its start in chunks; roots: every group from its start in chunks.
         const std::uint64_t full_runs = n / ps.run_len, last_run = n % ps.run_len;
@@ -255,10 +277,7 @@ partial_counts pairwise(const machine& m, std::uint64_t n, const param_values& p
 // The exact simulator's lane accesses (sort_plan's estimates per element and key).
 double merge_sort_lanes(const machine& m, std::uint64_t n, const param_values& p, const std::string& key) {
     const sort_shape s = shape_of(key, p);
-    const plan pl = make_plan(m, n, s);
-    double lanes = double(n) * block_sort_lanes_per_element(s);
-    for (const auto& ps : pl.passes) lanes += double(n) * merge_lanes_per_key(ps, s);
-    return lanes;
+    return sort_plan::merge_sort_lanes(m, make_plan(m, n, s), s);
 }
 double multiway_lanes(const machine& m, std::uint64_t n, const param_values& p) {
     return merge_sort_lanes(m, n, p, "sort/multiway");
@@ -364,15 +383,18 @@ count_bounds sort_bounds(const machine& m, const std::string& key, std::uint64_t
             high_blocks += 2 * (ceil_div(n * e, bb) + instr);
         }
         if (ps.parts > 1) {
-            // select_splits: samples (at most one sector and block each), searches (ceil(log2(L + 1)) probes
-            // per (q, r)), the splits stores (8 bytes per (q, r)).
+            // select_pivots: samples (at most one sector and block each), the pivots' keys and tags stored
+            // (P - 1 per group, one sector each at most); split_search: the pivot's key and tag loaded (one
+            // sector each per thread at most), the searches (ceil(log2(L + 1)) probes per (q, r)), the splits
+            // stored (8 bytes per (q, r)).
             const std::uint64_t searches = ps.groups * (ps.parts + 1) * ps.d;
             const std::uint64_t probes = searches * std::bit_width(len);
             const std::uint64_t samples = ps.groups * ps.d * ps.per_run;
+            const std::uint64_t pivots = ps.groups * (ps.parts - 1);
             low_sectors += ceil_div(searches * 8, sector_bytes);
             low_blocks += ceil_div(searches * 8, bb);
-            high_sectors += samples + probes + searches;
-            high_blocks += samples + probes + searches;
+            high_sectors += samples + probes + searches + 2 * pivots + 2 * searches;
+            high_blocks += samples + probes + searches + 2 * pivots + 2 * searches;
         }
     }
     const auto& x = g.c;
@@ -391,9 +413,10 @@ namespace {
 
 AGPU_REGISTER_CLOSED_FORM({"sort/multiway",
                            "block_sort of ceil(n/tile) tiles, then ceil(log_d(n/tile)) merge passes (d the largest "
-                           "power of two with a heap of 2·chunk·d elements in M): per pass one launch of groups·P "
-                           "blocks (P = 1 while groups >= k) and, when P > 1, select_splits; each pass reads and writes "
-                           "every element once in chunk-element coalesced moves: I/O about (1 + ceil(log_d(n/tile)))·"
+                           "power of two with a heap of 2·chunk·d elements in M/16: one heap per warp, 16 per MP): per "
+                           "pass one launch of groups·P heaps (P = 1 while groups >= 4x the heaps the MPs hold at "
+                           "once) and, when P > 1, select_pivots and split_search; each pass reads and writes every "
+                           "element once in chunk-element coalesced moves: I/O about (1 + ceil(log_d(n/tile)))·"
                            "2·n·s/(4b) blocks, Theta((n/b) log_{M/b}(n/b)); exact: launches, blocks, threads, shared "
                            "words, and the global counters when P = 1",
                            sort_costs::multiway, sort_costs::multiway_lanes});

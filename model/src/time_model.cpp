@@ -26,14 +26,33 @@ std::string text_field(const json& j, const char* key, const std::string& where)
 
 }  // namespace
 
-time_vector time_features(const counts& c, const device& d) {
+std::string_view name(time_bound b) {
+    switch (b) {
+        case time_bound::memory: return "memory";
+        case time_bound::issue: return "issue";
+        case time_bound::none: break;
+    }
+    return "none";
+}
+
+double dram_sectors(const counts& c, const device& d, std::uint64_t footprint_bytes) {
+    const double sectors = double(c[counter::global_sectors] + c[counter::global_atomic_sectors]);
+    const bool resident = footprint_bytes > 0 && footprint_bytes <= d.hw.l2_bytes;
+    return resident ? std::min(sectors, std::ceil(double(footprint_bytes) / sector_bytes)) : sectors;
+}
+
+time_vector time_features(const counts& c, const device& d, std::uint64_t footprint_bytes) {
     const double clock_hz = d.hw.sm_clock_mhz * 1e6;
+    const double sm_clocks_hz = double(d.hw.sm_count) * clock_hz;
     const double steps = double(c[counter::time_steps]);
+    const double sectors = double(c[counter::global_sectors] + c[counter::global_atomic_sectors]);
+    const double dram = dram_sectors(c, d, footprint_bytes);
     time_vector f{};
     f[std::size_t(time_term::launch)] = double(c[counter::launches]) * d.hw.launch_overhead_us * 1e-6;
-    f[std::size_t(time_term::dram)] = double(c[counter::global_sectors] + c[counter::global_atomic_sectors]) *
-                                      sector_bytes / (d.hw.mem_bandwidth_gbs * 1e9);
+    f[std::size_t(time_term::dram)] = dram * sector_bytes / (d.hw.mem_bandwidth_gbs * 1e9);
+    f[std::size_t(time_term::l2)] = (sectors - dram) / sm_clocks_hz;
     f[std::size_t(time_term::step)] = steps / clock_hz;
+    f[std::size_t(time_term::shared)] = double(c[counter::shared_wavefronts]) / sm_clocks_hz;
     const double launches = double(std::max<std::uint64_t>(c[counter::launches], 1));
     const double underfilled = std::max(0.0, 1 - double(c[counter::threads]) / launches / double(d.agpu.b));
     f[std::size_t(time_term::latency)] = steps * underfilled / clock_hz;
@@ -41,10 +60,28 @@ time_vector time_features(const counts& c, const device& d) {
     return f;
 }
 
+namespace {
+
+double group_sum(const time_vector& features, const time_vector& constants, time_bound b) {
+    double s = 0;
+    for (const auto& t : time_term_table)
+        if (t.bound == b) s += features[std::size_t(t.id)] * constants[std::size_t(t.id)];
+    return s;
+}
+
+}  // namespace
+
+time_bound dominant_group(const time_vector& features, const time_vector& constants) {
+    return group_sum(features, constants, time_bound::issue) > group_sum(features, constants, time_bound::memory)
+               ? time_bound::issue
+               : time_bound::memory;
+}
+
 time_term dominant_bound(const time_vector& features, const time_vector& constants) {
+    const time_bound g = dominant_group(features, constants);
     std::optional<time_term> best;
     for (const auto& t : time_term_table) {
-        if (!t.bound) continue;
+        if (t.bound != g) continue;
         const std::size_t i = std::size_t(t.id);
         if (!best || features[i] * constants[i] > features[std::size_t(*best)] * constants[std::size_t(*best)]) best = t.id;
     }
@@ -52,11 +89,8 @@ time_term dominant_bound(const time_vector& features, const time_vector& constan
 }
 
 double predict_seconds(const time_vector& features, const time_vector& constants) {
-    double t = 0;
-    for (const auto& term : time_term_table)
-        if (!term.bound) t += features[std::size_t(term.id)] * constants[std::size_t(term.id)];
-    const std::size_t b = std::size_t(dominant_bound(features, constants));
-    return t + features[b] * constants[b];
+    return group_sum(features, constants, time_bound::none) +
+           std::max(group_sum(features, constants, time_bound::memory), group_sum(features, constants, time_bound::issue));
 }
 
 json fit_to_json(const time_fit& f) {
@@ -87,6 +121,9 @@ time_fit fit_from_json(const json& j, const std::string& where) {
     if (version > fit_schema_version)
         throw input_error(where + ": field schema", "\"" + schema + "\" is newer than this agpu reads (" +
                                                        fit_schema + "); use a newer agpu or refit");
+    if (version < fit_schema_version)
+        throw input_error(where + ": field schema", "\"" + schema + "\" is an older time model than this agpu's (" +
+                                                       fit_schema + ": L2 and shared terms); refit with agpu fit");
     time_fit f;
     f.source = where;
     f.device = text_field(j, "device", where);

@@ -25,15 +25,62 @@ TEST(TimeModel, FeaturesUseTheDevicesFigures) {
     c[counter::threads] = 2 * 1024;
     c[counter::time_steps] = 1980;
     c[counter::global_sectors] = 1000;
-    const auto f = time_features(c, h100);
+    c[counter::shared_wavefronts] = 132 * 10;
+    const auto f = time_features(c, h100, 0);
+    const double sm_clocks = h100.hw.sm_count * h100.hw.sm_clock_mhz * 1e6;
     EXPECT_DOUBLE_EQ(f[std::size_t(time_term::launch)], 2 * h100.hw.launch_overhead_us * 1e-6);
     EXPECT_DOUBLE_EQ(f[std::size_t(time_term::dram)], 32000 / (h100.hw.mem_bandwidth_gbs * 1e9));
+    EXPECT_EQ(f[std::size_t(time_term::l2)], 0);  // footprint unknown: streamed, every sector from DRAM
     EXPECT_DOUBLE_EQ(f[std::size_t(time_term::step)], 1980 / (h100.hw.sm_clock_mhz * 1e6));
+    EXPECT_DOUBLE_EQ(f[std::size_t(time_term::shared)], 132 * 10 / sm_clocks);
     EXPECT_EQ(f[std::size_t(time_term::latency)], 0);  // launches of a warp or more
     EXPECT_EQ(f[std::size_t(time_term::atomic)], 0);
     c[counter::threads] = 2;  // one thread per launch: latency-bound
-    EXPECT_DOUBLE_EQ(time_features(c, h100)[std::size_t(time_term::latency)],
+    EXPECT_DOUBLE_EQ(time_features(c, h100, 0)[std::size_t(time_term::latency)],
                      1980 * (1 - 1.0 / 32) / (h100.hw.sm_clock_mhz * 1e6));
+}
+
+// A working set that fits in the L2 crosses DRAM once; the other sectors are
+// the L2's. One above the L2 is streamed from DRAM whatever it re-reads.
+TEST(TimeModel, WorkingSetsInTheL2AreServedByIt) {
+    const auto& h100 = resolve_device("h100");
+    counts c;
+    c[counter::launches] = 1;
+    c[counter::threads] = 1 << 20;
+    c[counter::global_sectors] = 1000000;
+    c[counter::global_atomic_sectors] = 24;
+    const double sm_clocks = h100.hw.sm_count * h100.hw.sm_clock_mhz * 1e6;
+    const std::uint64_t fits = 3200000;  // 100,000 sectors, far below the 50 MB L2
+    EXPECT_DOUBLE_EQ(dram_sectors(c, h100, fits), 100000);
+    auto f = time_features(c, h100, fits);
+    EXPECT_DOUBLE_EQ(f[std::size_t(time_term::dram)], 100000 * 32 / (h100.hw.mem_bandwidth_gbs * 1e9));
+    EXPECT_DOUBLE_EQ(f[std::size_t(time_term::l2)], 900024 / sm_clocks);
+    // A footprint larger than the traffic: every sector once, from DRAM.
+    EXPECT_DOUBLE_EQ(dram_sectors(c, h100, 40000000), 1000024);
+    EXPECT_EQ(time_features(c, h100, 40000000)[std::size_t(time_term::l2)], 0);
+    // Above the L2 (and on a device without one): all of it.
+    EXPECT_DOUBLE_EQ(dram_sectors(c, h100, h100.hw.l2_bytes + 1), 1000024);
+    EXPECT_DOUBLE_EQ(dram_sectors(c, h100, h100.hw.l2_bytes), 1000024);  // 1.6 M sectors of footprint: all of it
+    EXPECT_DOUBLE_EQ(dram_sectors(c, resolve_device("geforce-9400gt"), fits), 1000024);
+    // A working set just above the H100's L2 is streamed there and resident
+    // on the H200, whose L2 is larger: the same rule on each device's figures.
+    c[counter::global_sectors] = 4000000;
+    const auto& h200 = resolve_device("h200");
+    EXPECT_DOUBLE_EQ(dram_sectors(c, h100, h100.hw.l2_bytes + 32), 4000024);
+    EXPECT_DOUBLE_EQ(dram_sectors(c, h200, h100.hw.l2_bytes + 32), 1638401);
+}
+
+TEST(TimeModel, BoundsSumTheirTermsAndTheLargestCounts) {
+    time_vector f{}, c{};
+    f.fill(1);
+    c = {1, 2, 3, 4, 5, 6, 7};  // launch, dram, l2, step, shared, latency, atomic
+    EXPECT_DOUBLE_EQ(predict_seconds(f, c), 1 + 6 + 7 + std::max(2 + 3, 4 + 5));
+    EXPECT_EQ(dominant_group(f, c), time_bound::issue);
+    EXPECT_EQ(dominant_bound(f, c), time_term::shared);
+    c[std::size_t(time_term::dram)] = 20;
+    EXPECT_EQ(dominant_group(f, c), time_bound::memory);
+    EXPECT_EQ(dominant_bound(f, c), time_term::dram);
+    EXPECT_EQ(name(time_bound::memory), "memory");
 }
 
 TEST(TimeModel, MoreBandwidthNeverSlower) {
@@ -44,15 +91,15 @@ TEST(TimeModel, MoreBandwidthNeverSlower) {
     c[counter::global_sectors] = 1 << 20;
     const auto& fit = default_fit();
     const auto& h100 = resolve_device("h100");
-    const double t1 = predict_seconds(time_features(c, h100), fit.constants);
-    const double t2 = predict_seconds(time_features(c, with_parameter(h100, "bandwidth", 2 * h100.hw.mem_bandwidth_gbs)),
+    const double t1 = predict_seconds(time_features(c, h100, 0), fit.constants);
+    const double t2 = predict_seconds(time_features(c, with_parameter(h100, "bandwidth", 2 * h100.hw.mem_bandwidth_gbs), 0),
                                       fit.constants);
     EXPECT_LT(t2, t1);
 }
 
 TEST(TimeModel, FitJsonRoundTrip) {
     time_fit f;
-    f.constants = {1.5, 0.8, 0.5, 90, 1.25};
+    f.constants = {1.5, 0.8, 1.3, 0.5, 0.6, 90, 1.25};
     f.device = "h100";
     f.date = "2026-11-21T00:00:00Z";
     f.commit = "abc";
@@ -65,7 +112,7 @@ TEST(TimeModel, FitJsonRoundTrip) {
     EXPECT_EQ(g.commit, f.commit);
     EXPECT_EQ(g.datasets, f.datasets);
     EXPECT_EQ(g.quality, f.quality);
-    EXPECT_EQ(fit_to_json(f)["schema"], "agpu.fit/1");
+    EXPECT_EQ(fit_to_json(f)["schema"], "agpu.fit/2");
 }
 
 TEST(TimeModel, FitFileErrorsNameFieldAndRule) {
@@ -77,9 +124,12 @@ TEST(TimeModel, FitFileErrorsNameFieldAndRule) {
         change(j);
         return error_of([&] { fit_from_json(j, "f.json"); });
     };
-    EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/2"; }),
-              "f.json: field schema: \"agpu.fit/2\" is newer than this agpu reads (agpu.fit/1); use a newer agpu or refit");
-    EXPECT_EQ(with([](auto& j) { j["schema"] = "other/1"; }), "f.json: field schema: must be agpu.fit/1, got \"other/1\"");
+    EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/3"; }),
+              "f.json: field schema: \"agpu.fit/3\" is newer than this agpu reads (agpu.fit/2); use a newer agpu or refit");
+    EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/1"; }),
+              "f.json: field schema: \"agpu.fit/1\" is an older time model than this agpu's (agpu.fit/2: L2 and shared "
+              "terms); refit with agpu fit");
+    EXPECT_EQ(with([](auto& j) { j["schema"] = "other/1"; }), "f.json: field schema: must be agpu.fit/2, got \"other/1\"");
     EXPECT_EQ(with([](auto& j) { j.erase("schema"); }), "f.json: field schema: is required");
     EXPECT_EQ(with([](auto& j) { j["constants"]["dram"] = -1; }),
               "f.json: field constants.dram: must be finite and non-negative, got -1");

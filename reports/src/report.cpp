@@ -424,7 +424,7 @@ document build_report(const report_options& opt) {
                               std::vector<std::string>& out_notes) -> std::optional<std::pair<double, std::string>> {
             try {
                 const auto mc = sim::count_run(a, d, n, p, 1, closed_form_only());
-                const auto features = model::time_features(mc.totals, d);
+                const auto features = model::time_features(mc.totals, d, mc.footprint_bytes);
                 return std::pair{model::predict_seconds(features, fit.constants),
                                  std::string(model::info(model::dominant_bound(features, fit.constants)).name)};
             } catch (const sim::simulation_too_long&) {
@@ -507,7 +507,7 @@ document build_report(const report_options& opt) {
             r.launches = double(mc.totals[counter::launches]);
             r.io_blocks = double(mc.totals[counter::io_blocks]);
             r.array_blocks = std::ceil(double(n) / fit_dev.agpu.b);
-            r.predicted_s = model::predict_seconds(model::time_features(mc.totals, fit_dev), fit.constants);
+            r.predicted_s = model::predict_seconds(model::time_features(mc.totals, fit_dev, mc.footprint_bytes), fit.constants);
             if (measured_pairwise.count(n)) r.measured_pairwise_s = measured_pairwise.at(n);
             if (measured_fused.count(n)) r.measured_fused_s = measured_fused.at(n);
             rows[n] = r;

@@ -23,6 +23,7 @@
 // same site (CUDA leaves the rest undefined); a collective must be reached by
 // every lane of its mask. Both are checked and reported as kernel errors.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstdlib>
@@ -47,11 +48,6 @@
 
 #include <boost/context/fiber.hpp>
 
-// Under AddressSanitizer (the asan preset) a fiber stack reused for the next
-// block keeps the shadow of the frames its last fiber left (Debian's Boost is
-// built without ASan's fiber-switch annotations), which ASan then reports as
-// stack-buffer-overflows that are not there: each stack is unpoisoned before
-// it is reused.
 #if defined(__SANITIZE_ADDRESS__)
 #define AGPU_ASAN 1
 #elif defined(__has_feature)
@@ -61,6 +57,7 @@
 #endif
 #ifdef AGPU_ASAN
 #include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
 #endif
 
 #include "agpu/sim/executor.hpp"
@@ -95,6 +92,44 @@ struct record {
 };
 
 enum class thread_state : std::uint8_t { runnable, yielded, at_barrier, at_collective, finished };
+
+// AddressSanitizer and the fibers. ASan keeps one stack per host thread; it
+// follows a switch to a fiber only when told, on both sides: the side that
+// leaves calls leaving_stack (naming the stack it goes to), the side that
+// arrives calls arrived_on_stack. Boost.Context as Debian builds it (fcontext)
+// does not, so the engine does, at every switch it makes: the scheduler
+// resuming a fiber, a fiber starting, yielding and ending. Without this a
+// kernel error thrown in a fiber makes ASan unpoison the wrong stack and
+// report the frames it unwinds (google/sanitizers#189). Without ASan these
+// are empty.
+struct stack_span {
+    const void* bottom = nullptr;
+    std::size_t size = 0;
+};
+
+// fake_stack: where ASan keeps the leaving side's fake frames (nullptr: the
+// leaving fiber ends, and they are freed).
+void leaving_stack([[maybe_unused]] void** fake_stack, [[maybe_unused]] stack_span to) {
+#ifdef AGPU_ASAN
+    __sanitizer_start_switch_fiber(fake_stack, to.bottom, to.size);
+#endif
+}
+
+// from: if not null, receives the stack that was left.
+void arrived_on_stack([[maybe_unused]] void* fake_stack, [[maybe_unused]] stack_span* from) {
+#ifdef AGPU_ASAN
+    __sanitizer_finish_switch_fiber(fake_stack, from ? &from->bottom : nullptr, from ? &from->size : nullptr);
+#endif
+}
+
+// A fiber stack's shadow cleared: frames that never returned (Boost's
+// fiber_entry) leave their redzones poisoned for the stack's next fiber or
+// for the next mapping at its address.
+void unpoison_stack([[maybe_unused]] void* bottom, [[maybe_unused]] std::size_t bytes) {
+#ifdef AGPU_ASAN
+    __asan_unpoison_memory_region(bottom, bytes);
+#endif
+}
 
 std::uint64_t site_key(const std::source_location& l) {
     // file_name() is one string literal per translation unit: its address,
@@ -174,6 +209,10 @@ struct sim_thread {
     thread_state state = thread_state::runnable;
     ctx::fiber fiber;   // the thread's own context while suspended
     ctx::fiber caller;  // the scheduler's context while the thread runs
+    stack_span stack;          // the fiber's stack
+    stack_span caller_stack;   // the scheduler's, as ASan saw it when the fiber arrived
+    void* fake_stack = nullptr;  // ASan's fake frames of the fiber while it is suspended
+    bool abandoned = false;      // the block failed: unwind at the next resume
     std::vector<record> log;
     site_counter sites;
     std::size_t static_shared_next = 0;
@@ -193,9 +232,7 @@ public:
     explicit stack_pool(std::size_t bytes) : m_bytes(round_up(bytes)) {}
     ~stack_pool() {
         for (void* p : m_stacks) {
-#ifdef AGPU_ASAN
-            __asan_unpoison_memory_region(p, m_bytes + page());  // the next mapping here starts clean
-#endif
+            unpoison_stack(p, m_bytes + page());
             munmap(p, m_bytes + page());
         }
     }
@@ -235,15 +272,19 @@ thread_local sim_thread* g_current = nullptr;
 thread_local block_context* g_block = nullptr;
 
 // Simulated memory that fills itself (executor::alloc_synthesized): a unit of
-// synth_unit_bytes is filled on its first touch, under the region's lock; a
-// flag per unit (acquire/release) lets later touches skip the lock.
+// synth_unit_bytes is filled on its first touch, under one of the region's
+// locks (units spread over them, so the threads running blocks fill in
+// parallel); a flag per unit (acquire/release) lets later touches skip the
+// lock.
 struct synth_region {
+    static constexpr std::size_t locks = 64;
     std::byte* base = nullptr;
     std::size_t bytes = 0;
     std::function<void(std::uint64_t, std::uint64_t, void*)> fill;
     std::unique_ptr<std::atomic<std::uint8_t>[]> ready;
-    std::mutex m;
+    std::array<std::mutex, locks> m;
 
+    std::size_t units() const { return (bytes + executor::synth_unit_bytes - 1) / executor::synth_unit_bytes; }
     bool holds(const void* p) const {
         const auto* q = static_cast<const std::byte*>(p);
         return q >= base && q < base + bytes;
@@ -254,7 +295,7 @@ struct synth_region {
         const std::size_t last = std::min(bytes, first + std::max<std::size_t>(n, 1)) - 1;
         for (std::size_t u = first / unit; u <= last / unit; ++u) {
             if (ready[u].load(std::memory_order_acquire)) continue;
-            std::lock_guard<std::mutex> lock(m);
+            std::lock_guard<std::mutex> lock(m[u % locks]);
             if (ready[u].load(std::memory_order_relaxed)) continue;
             fill(u * unit, std::min(unit, bytes - u * unit), base + u * unit);
             ready[u].store(1, std::memory_order_release);
@@ -301,10 +342,17 @@ struct block_context {
 
 namespace {
 
+// Thrown in a fiber of a failed block when the scheduler resumes it, so that
+// its frames unwind; caught where the fiber starts.
+struct block_abandoned {};
+
 void yield_to_scheduler(sim_thread& t, thread_state s) {
     t.state = s;
+    leaving_stack(&t.fake_stack, t.caller_stack);
     t.caller = std::move(t.caller).resume();
+    arrived_on_stack(t.fake_stack, &t.caller_stack);
     g_current = &t;  // resumed: this thread runs again
+    if (t.abandoned) throw block_abandoned{};
 }
 
 sim_thread& current_thread() {
@@ -735,7 +783,7 @@ public:
         e.in.compute_n = 0;
         e.in.accesses.clear();
         e.in.lanes.clear();
-        m_index[i] = m_used++;
+        m_index[i] = static_cast<std::uint32_t>(m_used++);
         ++m_live;
         return e.in;
     }
@@ -1015,18 +1063,29 @@ struct block_runner {
         bc.recording = record;
         bc.global_atomic = false;
         try {
-            const std::uint64_t steps = run_block(bid);
-            for (auto& t : threads) t.fiber = {};
-            return steps;
+            return run_block(bid);  // every thread finished: no fiber is left
         } catch (...) {
             // Unwind every suspended thread while the block context lives.
-            for (auto& t : threads) t.fiber = {};
+            for (auto& t : threads) {
+                t.abandoned = true;
+                while (t.fiber) switch_to(t);
+            }
             g_current = nullptr;
             throw;
         }
     }
 
 private:
+    // Runs thread t until it yields or ends.
+    void switch_to(sim_thread& t) {
+        void* fake_stack = nullptr;
+        g_current = &t;
+        leaving_stack(&fake_stack, t.stack);
+        t.fiber = std::move(t.fiber).resume();
+        arrived_on_stack(fake_stack, nullptr);
+        g_current = nullptr;
+    }
+
     std::uint64_t run_block(std::uint64_t bid) {
         const std::uint64_t nthreads = threads.size();
         const unsigned b = bc.m->b;
@@ -1040,6 +1099,7 @@ private:
             t.sites.clear();
             t.static_shared_next = 0;
             t.error = nullptr;
+            t.abandoned = false;
             t.info.thread_idx = {unsigned(r % block.x), unsigned(r / block.x % block.y), unsigned(r / block.x / block.y)};
             t.info.block_idx = bidx;
             t.info.block_dim = block;
@@ -1051,23 +1111,24 @@ private:
             t.info.dynamic_shared = bc.shared.data();
             t.info.dynamic_shared_bytes = dynamic_shared_bytes;
             const ctx::stack_context sc = stacks.get(r);
-#ifdef AGPU_ASAN
-            __asan_unpoison_memory_region(static_cast<char*>(sc.sp) - sc.size, sc.size);
-#endif
+            t.stack = {static_cast<char*>(sc.sp) - sc.size, sc.size};
+            unpoison_stack(static_cast<char*>(sc.sp) - sc.size, sc.size);
             auto* f = body;
             auto* a = arg;
             t.fiber = ctx::fiber(std::allocator_arg, ctx::preallocated(sc.sp, sc.size, sc), pooled_stack{},
                                  [&t, f, a](ctx::fiber&& caller) {
+                                     arrived_on_stack(nullptr, &t.caller_stack);
                                      t.caller = std::move(caller);
                                      g_current = &t;
                                      try {
-                                         f(a);
-                                     } catch (const ctx::detail::forced_unwind&) {
-                                         throw;
+                                         if (!t.abandoned) f(a);
+                                     } catch (const block_abandoned&) {
+                                         // another thread's error ended the block: it is reported
                                      } catch (...) {
                                          t.error = std::current_exception();
                                      }
                                      t.state = thread_state::finished;
+                                     leaving_stack(nullptr, t.caller_stack);
                                      return std::move(t.caller);
                                  });
         }
@@ -1077,9 +1138,7 @@ private:
 
         auto resume = [&](sim_thread& t) {
             t.state = thread_state::runnable;
-            g_current = &t;
-            t.fiber = std::move(t.fiber).resume();
-            g_current = nullptr;
+            switch_to(t);
             if (t.error) std::rethrow_exception(t.error);
         };
 
@@ -1285,10 +1344,28 @@ void* executor::allocate_synthesized(std::size_t bytes, std::function<void(std::
         r->base = static_cast<std::byte*>(p);
         r->bytes = bytes;
         r->fill = std::move(fill);
-        r->ready = std::make_unique<std::atomic<std::uint8_t>[]>((bytes + synth_unit_bytes - 1) / synth_unit_bytes);
+        r->ready = std::make_unique<std::atomic<std::uint8_t>[]>(r->units());
         m_engine->synth.push_back(std::move(r));
     }
     return p;
+}
+
+void executor::refill_synthesized(const void* p, std::function<void(std::uint64_t, std::uint64_t, void*)> fill) {
+    auto& synth = m_engine->synth;
+    const auto r = std::find_if(synth.begin(), synth.end(), [&](const auto& e) { return e->base == p; });
+    AGPU_CHECK(r != synth.end(), "refill_synthesized: not the start of self-filling memory with a fill");
+    (*r)->fill = std::move(fill);
+    (*r)->ready = std::make_unique<std::atomic<std::uint8_t>[]>((*r)->units());
+}
+
+void executor::release_synthesized(const void* p) {
+    auto& maps = m_engine->maps;
+    const auto m = std::find_if(maps.begin(), maps.end(), [&](const auto& e) { return e.first == p; });
+    AGPU_CHECK(m != maps.end(), "release_synthesized: not the start of self-filling memory");
+    auto& synth = m_engine->synth;
+    synth.erase(std::remove_if(synth.begin(), synth.end(), [&](const auto& r) { return r->base == p; }), synth.end());
+    munmap(m->first, m->second);
+    maps.erase(m);
 }
 
 void executor::materialize_bytes(const void* p, std::size_t bytes) {
@@ -1625,8 +1702,7 @@ void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3
     auto class_of = [&](std::uint64_t b) { return klass.empty() ? 0u : unsigned(klass[b]); };
     std::vector<const work_sample*> own_of(nblocks, nullptr);  // the whole-block sample of a block counted as itself
     for (const auto& s : samples)
-        AGPU_CHECK(s.block < nblocks && s.work > 0 && s.work <= work[s.block],
-                   "record_work_launch: a sample outside its block's work");
+        AGPU_CHECK(s.block < nblocks && s.work <= work[s.block], "record_work_launch: a sample outside its block's work");
     for (auto b : themselves) {
         AGPU_CHECK(b < nblocks, "record_work_launch: a block beyond the grid");
         for (const auto& s : samples)

@@ -107,6 +107,7 @@ simulation_too_long too_long(const std::string& where, const std::string& missin
 model_counts count_run(const algorithm& algo, const model::device& dev, std::uint64_t n,
                        const model::param_values& params, std::uint64_t seed, const count_options& opt) {
     model_counts out;
+    if (algo.device_bytes) out.footprint_bytes = algo.device_bytes(n, params);
     std::string missing;
     std::uint64_t total_threads = 0;
     sim_mode mode = opt.mode == mode_request::sampled ? sim_mode::sampled : sim_mode::exact;
@@ -144,7 +145,7 @@ model_counts count_run(const algorithm& algo, const model::device& dev, std::uin
     } pace;
     eo.progress = [&](std::uint64_t threads) {
         if (opt.progress) opt.progress(threads);
-        if (opt.max_simulation_s <= 0 || total_threads == 0) return;
+        if (opt.max_simulation_s <= 0 || !opt.stop_on_measured_pace || total_threads == 0) return;
         const auto now = std::chrono::steady_clock::now();
         std::unique_lock<std::mutex> lock(pace.m);
         pace.done += threads;

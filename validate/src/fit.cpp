@@ -99,6 +99,7 @@ sample_set load_samples(const std::vector<std::filesystem::path>& dirs, double m
             try {
                 sim::count_options co;  // exact counts: the fit's features (sampled ones carry an error)
                 co.max_simulation_s = max_simulation_s;
+                co.stop_on_measured_pace = false;  // which runs are samples must not depend on the host's load
                 co.mode = sim::mode_request::exact;
                 mc = sim::count_run(*algo, dev, m.n, params, m.seed, co);
             } catch (const sim::simulation_too_long& e) {
@@ -118,7 +119,8 @@ sample_set load_samples(const std::vector<std::filesystem::path>& dirs, double m
             s.counts = mc.totals;
             s.count_source = sim::to_string(mc.source);
             s.measured_s = (x.timed_launches ? x.launch_ms : *x.run_ms) * 1e-3;
-            s.features = model::time_features(s.counts, dev);
+            s.footprint_bytes = mc.footprint_bytes;
+            s.features = model::time_features(s.counts, dev, s.footprint_bytes);
             s.size_range = m.n == 0 ? 0 : int(std::floor(std::log10(double(m.n)) + 1e-9));
             out.samples.push_back(std::move(s));
             ++made;
@@ -130,10 +132,11 @@ sample_set load_samples(const std::vector<std::filesystem::path>& dirs, double m
 
 namespace {
 
-// NNLS on the rows, relative-error weighted, with the bounds that `charged`
-// says do not apply to a row zeroed (all apply when `charged` is empty).
+// NNLS on the rows, relative-error weighted, with the terms of the bounds
+// that `charged` says do not apply to a row zeroed (all apply when `charged`
+// is empty).
 model::time_vector nnls_rows(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows,
-                             const std::vector<model::time_term>& charged) {
+                             const std::vector<model::time_bound>& charged) {
     const auto terms = Eigen::Index(model::time_term_count);
     Eigen::MatrixXd A(Eigen::Index(rows.size()), terms);
     Eigen::VectorXd b(Eigen::Index(rows.size()));
@@ -141,7 +144,7 @@ model::time_vector nnls_rows(const std::vector<fit_sample>& samples, const std::
         const auto& s = samples[rows[r]];
         AGPU_CHECK(s.measured_s > 0, "sample " + s.run_id + " has no positive time");
         for (const auto& t : model::time_term_table) {
-            const bool off = t.bound && !charged.empty() && charged[r] != t.id;
+            const bool off = t.bound != model::time_bound::none && !charged.empty() && charged[r] != t.bound;
             A(Eigen::Index(r), Eigen::Index(t.id)) = off ? 0 : s.features[std::size_t(t.id)] / s.measured_s;
         }
         b[Eigen::Index(r)] = 1;
@@ -159,6 +162,13 @@ model::time_vector nnls_rows(const std::vector<fit_sample>& samples, const std::
     return c;
 }
 
+double bound_sum(const model::time_vector& features, const model::time_vector& c, model::time_bound b) {
+    double s = 0;
+    for (const auto& t : model::time_term_table)
+        if (t.bound == b) s += features[std::size_t(t.id)] * c[std::size_t(t.id)];
+    return s;
+}
+
 }  // namespace
 
 model::time_vector fit_constants(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows_in) {
@@ -166,18 +176,17 @@ model::time_vector fit_constants(const std::vector<fit_sample>& samples, const s
     if (rows.empty())
         for (std::size_t i = 0; i < samples.size(); ++i) rows.push_back(i);
     AGPU_CHECK(!rows.empty(), "fit_constants: no samples");
-    // The roofline's max of two bounds, fitted per term. Under constants c a
-    // run is charged the step bound iff dram/step < c_step/c_dram (its
-    // features' ratio below the constants'), so the consistent charges are
-    // the N + 1 splits of the runs sorted by that ratio: try every split
-    // (NNLS on the charged features), keep the constants whose max-model
-    // relative squared error is least, then recharge and refit until no run
-    // changes bound.
-    const std::size_t dram = std::size_t(model::time_term::dram), step = std::size_t(model::time_term::step);
-    std::size_t bounds = 0;
-    for (const auto& t : model::time_term_table) bounds += t.bound;
-    AGPU_CHECK(bounds == 2 && model::time_term_table[dram].bound && model::time_term_table[step].bound,
-               "fit_constants searches the splits of exactly two bounds, dram and step");
+    // The roofline's max of two bounds, fitted per bound. Under constants c a
+    // run is charged the issue bound iff memory/issue (each bound's sum of
+    // constant * feature) is below 1, so for the within-bound ratios of c the
+    // consistent charges are the N + 1 splits of the runs sorted by that
+    // ratio: try every split (NNLS on the charged features), keep the
+    // constants whose max-model relative squared error is least, then
+    // recharge and refit until no run changes bound. The within-bound ratios
+    // come from the constants of the step before (at first a plain sum of
+    // every term), so the search repeats, sorted by the new constants, until
+    // it no longer lowers the error.
+    using model::time_bound;
     auto error = [&](const model::time_vector& c) {
         double e = 0;
         for (auto i : rows) {
@@ -186,33 +195,42 @@ model::time_vector fit_constants(const std::vector<fit_sample>& samples, const s
         }
         return e;
     };
-    std::vector<std::size_t> by_ratio(rows.size());
-    for (std::size_t r = 0; r < rows.size(); ++r) by_ratio[r] = r;
-    auto ratio = [&](std::size_t r) {
-        const auto& f = samples[rows[r]].features;
-        return f[step] > 0 ? f[dram] / f[step] : std::numeric_limits<double>::infinity();
-    };
-    std::stable_sort(by_ratio.begin(), by_ratio.end(), [&](auto a, auto b) { return ratio(a) < ratio(b); });
-    model::time_vector c{};
-    double best = -1;
-    std::vector<model::time_term> charged(rows.size(), model::time_term::dram);
-    for (std::size_t split = 0; split <= rows.size(); ++split) {
-        if (split > 0) charged[by_ratio[split - 1]] = model::time_term::step;
-        const auto x = nnls_rows(samples, rows, charged);
-        const double e = error(x);
-        if (best < 0 || e < best) {
+    model::time_vector c = nnls_rows(samples, rows, {});
+    double best = error(c);
+    for (int search = 0; search < 8; ++search) {
+        const double before = best;
+        // Constants NNLS left at 0 still order the runs: a bound whose terms are all 0 would tie every run.
+        model::time_vector order_c = c;
+        for (auto& x : order_c) x = std::max(x, 1e-9);
+        std::vector<double> ratio(rows.size());
+        for (std::size_t r = 0; r < rows.size(); ++r) {
+            const auto& f = samples[rows[r]].features;
+            const double issue = bound_sum(f, order_c, time_bound::issue);
+            ratio[r] = issue > 0 ? bound_sum(f, order_c, time_bound::memory) / issue : std::numeric_limits<double>::infinity();
+        }
+        std::vector<std::size_t> by_ratio(rows.size());
+        for (std::size_t r = 0; r < rows.size(); ++r) by_ratio[r] = r;
+        std::stable_sort(by_ratio.begin(), by_ratio.end(), [&](auto a, auto b) { return ratio[a] < ratio[b]; });
+        std::vector<time_bound> charged(rows.size(), time_bound::memory);
+        for (std::size_t split = 0; split <= rows.size(); ++split) {
+            if (split > 0) charged[by_ratio[split - 1]] = time_bound::issue;
+            const auto x = nnls_rows(samples, rows, charged);
+            const double e = error(x);
+            if (e < best) {
+                best = e;
+                c = x;
+            }
+        }
+        for (int round = 0; round < 100; ++round) {
+            std::vector<time_bound> now;
+            for (auto i : rows) now.push_back(model::dominant_group(samples[i].features, c));
+            const auto x = nnls_rows(samples, rows, now);
+            const double e = error(x);
+            if (e >= best) break;
             best = e;
             c = x;
         }
-    }
-    for (int round = 0; round < 100; ++round) {
-        std::vector<model::time_term> now;
-        for (auto i : rows) now.push_back(model::dominant_bound(samples[i].features, c));
-        const auto x = nnls_rows(samples, rows, now);
-        const double e = error(x);
-        if (e >= best) break;
-        best = e;
-        c = x;
+        if (best >= before * (1 - 1e-9)) break;
     }
     return c;
 }
@@ -356,7 +374,7 @@ json to_json(const fit_report& r) {
             for (const auto& t : model::time_term_table) terms[std::string(t.name)] = s.features[std::size_t(t.id)];
             json row = {{"dataset", s.dataset}, {"device", s.device_id}, {"run_id", s.run_id},
                         {"algo", s.algo},       {"n", s.n},              {"params", s.params},
-                        {"counts", s.count_source}, {"measured_s", s.measured_s}, {"predicted_s", predicted[i]},
+                        {"counts", s.count_source}, {"footprint_bytes", s.footprint_bytes}, {"measured_s", s.measured_s}, {"predicted_s", predicted[i]},
                         {"features_s", terms}, {"totals", sim::counts_to_json(s.counts)}};
             for (const auto* cv : cvs)
                 row[cv->name + "_s"] = std::isnan(cv->predicted[i]) ? json(nullptr) : json(cv->predicted[i]);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "agpu/errors.hpp"
+#include "agpu/model/catalog.hpp"
 
 namespace agpu::validate {
 namespace {
@@ -30,13 +31,50 @@ std::vector<fit_sample> synthetic(const model::time_vector& truth) {
 }
 
 TEST(Fit, RecoversKnownConstants) {
-    const model::time_vector truth = {2, 0.8, 0.5, 0, 1.3};
+    const model::time_vector truth = {2, 0.8, 0.4, 0.5, 0.7, 0, 1.3};
     const auto c = fit_constants(synthetic(truth));
     for (std::size_t t = 0; t < model::time_term_count; ++t) EXPECT_NEAR(c[t], truth[t], 1e-9) << t;
 }
 
+// Runs made from counts on the H100 preset, half of them with working sets
+// in the L2, timed by known constants: the fit finds the constants of the L2
+// and shared terms as well as the others.
+TEST(Fit, RecoversTheL2AndSharedConstantsFromCounts) {
+    const auto& h100 = model::resolve_device("h100");
+    const model::time_vector truth = {1.9, 1.15, 1.4, 0.55, 0.6, 90, 1.2};
+    std::mt19937 gen(5);
+    auto draw = [&](double lo, double hi) { return std::uint64_t(lo + (hi - lo) * std::uniform_real_distribution<double>(0, 1)(gen)); };
+    std::vector<fit_sample> samples;
+    for (int i = 0; i < 80; ++i) {
+        fit_sample s;
+        s.algo = i % 2 ? "a/x" : "b/y";
+        s.run_id = s.algo + " " + std::to_string(i);
+        model::counts& c = s.counts;
+        c[model::counter::launches] = draw(1, 200);
+        c[model::counter::threads] = i % 5 == 0 ? c[model::counter::launches] : draw(1e4, 1e8);
+        c[model::counter::time_steps] = draw(1e3, 1e7);
+        c[model::counter::shared_wavefronts] = draw(1e4, 1e9);
+        c[model::counter::global_sectors] = draw(1e5, 1e9);
+        c[model::counter::global_atomic_sectors] = i % 3 == 0 ? draw(1e3, 1e6) : 0;
+        s.footprint_bytes = i % 2 ? draw(1e5, 4e7) : draw(1e8, 1e10);
+        s.features = model::time_features(c, h100, s.footprint_bytes);
+        s.measured_s = model::predict_seconds(s.features, truth);
+        samples.push_back(s);
+    }
+    std::size_t l2 = 0, issue = 0;
+    for (const auto& s : samples) {
+        l2 += s.features[std::size_t(model::time_term::l2)] > 0;
+        issue += model::dominant_group(s.features, truth) == model::time_bound::issue;
+    }
+    ASSERT_GT(l2, 20u);     // both kinds of working set,
+    ASSERT_GT(issue, 10u);  // and both bounds, are in the data
+    ASSERT_LT(issue, 70u);
+    const auto c = fit_constants(samples);
+    for (std::size_t t = 0; t < model::time_term_count; ++t) EXPECT_NEAR(c[t], truth[t], 1e-6 * truth[t] + 1e-9) << t;
+}
+
 TEST(Fit, CrossValidationHoldsEachSampleOutOnce) {
-    const model::time_vector truth = {2, 0.8, 0.5, 0, 1.3};
+    const model::time_vector truth = {2, 0.8, 0.4, 0.5, 0.7, 0, 1.3};
     auto samples = synthetic(truth);
     const auto cv = cross_validate(samples, "leave-one-algorithm-out", [](const fit_sample& s) { return s.algo; });
     ASSERT_EQ(cv.per_fold.size(), 3u);
@@ -59,7 +97,7 @@ TEST(Fit, CrossValidationHoldsEachSampleOutOnce) {
 }
 
 TEST(Fit, SingleFoldIsSkipped) {
-    auto samples = synthetic({1, 1, 1, 1, 1});
+    auto samples = synthetic({1, 1, 1, 1, 1, 1, 1});
     const auto cv = cross_validate(samples, "x", [](const fit_sample&) { return std::string("all"); });
     EXPECT_TRUE(cv.per_fold.empty());
     EXPECT_EQ(cv.overall.count, 0u);
@@ -78,7 +116,7 @@ TEST(Fit, Summary) {
 
 TEST(Fit, DatasetsOfTwoDevicesAreRejected) {
     sample_set d;
-    d.samples = synthetic({1, 1, 1, 1, 1});
+    d.samples = synthetic({1, 1, 1, 1, 1, 1, 1});
     d.samples[0].device_id = "h200";
     try {
         fit_datasets(d, {}, "");

@@ -84,8 +84,19 @@ TEST(SortCorrect, MultiwayShapes) {
                     expect_sorted(dev, "sort/multiway", n,
                                   {"type=u64", "values=1", "input=few", "tile=256", "chunk=64", std::string("d=") + d,
                                    std::string("parts=") + parts});
-    for (const char* chunk : {"64", "256", "1024"})
-        expect_sorted("h100", "sort/multiway", 9001, {"values=1", "tile=512", std::string("chunk=") + chunk, "d=4"});
+    for (const char* chunk : {"32", "128", "256"})
+        for (const char* dev : {"h100", "h100-b64"})
+            expect_sorted(dev, "sort/multiway", 9001, {"values=1", "tile=512", std::string("chunk=") + chunk, "d=4"});
+    // Several warps per heap (a move's outputs shared by more lanes; a leaf's read by more warps).
+    for (const char* warps : {"2", "8"})
+        for (const char* dev : {"h100", "geforce-gtx280"})
+            expect_sorted(dev, "sort/multiway", 7001,
+                          {"type=float", "values=1", "tile=256", "chunk=64", "d=8", std::string("warps=") + warps});
+    // Every tile size of block_sort (1 to 16 elements per thread), keys and pairs.
+    for (const char* tile : {"256", "512", "1024", "2048", "4096"})
+        for (const char* values : {"0", "1"})
+            expect_sorted("h100", "sort/multiway", 5000,
+                          {"type=float", std::string("values=") + values, std::string("tile=") + tile, "d=4"});
 }
 
 TEST(SortCorrect, PairwiseAndBitonic) {
@@ -143,7 +154,7 @@ TEST(SortClosedForm, MatchesTheSimulator) {
                 for (const char* values : {"0", "1"}) {
                     expect_counts_match(dev, "sort/multiway", n,
                                         {"type=u64", std::string("values=") + values, "tile=256", "chunk=64", "d=4",
-                                         std::string("parts=") + parts});
+                                         std::string("parts=") + parts, std::string("warps=") + (parts[0] == '1' ? "1" : "2")});
                     expect_counts_match(dev, "sort/pairwise", n,
                                         {std::string("values=") + values, "tile=256", "chunk=128",
                                          std::string("parts=") + parts, "input=few"});
@@ -161,7 +172,7 @@ TEST(SortClosedForm, EveryAlgorithmHasOne) {
 
 TEST(SortPlan, SharedBytesEqualTheKernelsLayouts) {
     for (unsigned d : {2u, 4u, 64u, 256u})
-        for (unsigned chunk : {64u, 256u, 1024u}) {
+        for (unsigned chunk : {32u, 128u, 256u}) {
             EXPECT_EQ((sort::heap_layout<std::uint32_t, std::uint32_t, false>{d, chunk}.bytes()),
                       model::sort_plan::heap_bytes(d, chunk, 4, 4, false));
             EXPECT_EQ((sort::heap_layout<std::uint64_t, std::uint32_t, true>{d, chunk}.bytes()),
@@ -180,17 +191,26 @@ TEST(SortPlan, SharedBytesEqualTheKernelsLayouts) {
 TEST(SortPlan, DFromMAndPhases) {
     const auto& a = sim::find_algorithm("sort/multiway");
     const auto h100 = device("h100").agpu;
-    // 2^28 u32 keys on the H100: tiles of 1024, d = 64 (a heap of 2·256·63 keys fits in M): 3 passes,
-    // the first with groups >= k (no splits), the last split into ranges for 2k blocks.
-    const auto pl = model::sort_plan::make_plan(h100, std::uint64_t(1) << 28,
-                                                model::sort_plan::shape_of("sort/multiway", model::parse_params(a.spec, {})));
-    ASSERT_EQ(pl.passes.size(), 3u);
-    EXPECT_EQ(pl.passes[0].d, 64u);
-    EXPECT_EQ(pl.passes[0].parts, 1u);
-    EXPECT_EQ(pl.passes[2].groups, 1u);
-    EXPECT_EQ(pl.passes[2].parts, 2 * h100.k());
-    EXPECT_LE(pl.passes[0].heap_bytes, h100.shared_bytes());
-    EXPECT_GT(model::sort_plan::heap_bytes(128, 256, 4, 4, false), h100.shared_bytes());
+    namespace plan = model::sort_plan;
+    // 2^28 u32 keys on the H100, the defaults (tile 1024, chunk 128): d = 8, the largest whose heap fits in
+    // M/16 (16 heaps, one warp each, share an MP): 2^18 tiles take 6 passes; the first with groups >= 4x the
+    // heaps the MPs hold at once (no splits), the last one group split into that many ranges.
+    const auto pl =
+        plan::make_plan(h100, std::uint64_t(1) << 28, plan::shape_of("sort/multiway", model::parse_params(a.spec, {})));
+    ASSERT_EQ(pl.passes.size(), 6u);
+    const auto& first = pl.passes[0];
+    EXPECT_EQ(first.d, 8u);
+    EXPECT_LE(first.heap_bytes * plan::heaps_per_mp, h100.shared_bytes());
+    EXPECT_GT(plan::heap_bytes(16, 128, 4, 4, false) * plan::heaps_per_mp, h100.shared_bytes());
+    EXPECT_EQ(first.resident, h100.k() * (h100.shared_bytes() / first.heap_bytes));
+    EXPECT_EQ(first.parts, 1u);
+    EXPECT_GE(first.groups, plan::waves * first.resident);
+    EXPECT_EQ(pl.passes.back().groups, 1u);
+    EXPECT_EQ(pl.passes.back().parts, plan::waves * first.resident);
+    EXPECT_EQ(plan::merge_threads(h100, 1), 32u);
+    EXPECT_EQ(plan::merge_threads(h100, 4), 128u);
+    EXPECT_EQ(plan::merge_threads(device("h100-b64").agpu, 2), 128u);
+    EXPECT_EQ(plan::merge_threads(device("geforce-gtx280").agpu, 1), 32u);
 }
 
 TEST(SortParams, BadValuesAreTypedErrors) {

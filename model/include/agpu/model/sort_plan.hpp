@@ -14,21 +14,45 @@
 
 namespace agpu::model::sort_plan {
 
-// Threads of every sort kernel's block (kernels/sort/sort_common.cuh's sort_policy).
+// Threads of every sort kernel's block but the merge's (kernels/sort/sort_common.cuh's sort_policy).
 inline constexpr std::uint64_t threads = 256;
+// Threads of a merge block (one heap): `warps` warps of 32 threads on the GPU
+// (on a machine of b = 16 twice as many warps, so that a move's 2C outputs
+// stay within sort_policy::max_items per thread; on b = 64 warps of 64, so
+// that a leaf's read and the root's write take whole warps over b-aligned
+// blocks as on the GPU).
+inline std::uint64_t merge_threads(const machine& m, std::uint64_t warps) { return (m.b > 32 ? m.b : 32) * warps; }
+// Heaps an MP should hold at once (one warp each) so that their latency chains
+// (dependent shared loads, a leaf's global read) overlap: d = auto takes the
+// largest d whose heap fits in M/heaps_per_mp, i.e. the AGPU heap condition
+// 2C(d - 1) <= M read with M/heaps_per_mp words per heap.
+inline constexpr std::uint64_t heaps_per_mp = 16;
+// At most this many blocks and threads are resident on an SM (sm_90; 32
+// blocks since sm_50): caps the heaps an MP holds whatever their size.
+inline constexpr std::uint64_t max_blocks_per_mp = 32, max_threads_per_mp = 2048;
+// A split merge pass launches about waves·(resident heaps) ranges, so a range
+// that ends early is followed by another and the pass has no long tail.
+inline constexpr std::uint64_t waves = 4;
+// ... but no more ranges than L/(range_chunks·C): a range then takes about
+// range_chunks chunks of every run, so its pivot searches (log2 L probes per
+// run) and its partial first and last moves stay small beside its data.
+inline constexpr std::uint64_t range_chunks = 8;
 
 struct sort_shape {
     std::string key;  // the algorithm: sort/multiway, sort/pairwise or sort/bitonic
     std::uint64_t key_bytes = 4, value_bytes = 4;
     bool pairs = false;
-    std::uint64_t tile = 1024, chunk = 256;
-    std::uint64_t d = 0;      // 0: the largest power of two whose heap fits in M
-    std::uint64_t parts = 0;  // 0: 1 while groups >= k, else enough to fill 2k blocks
+    std::uint64_t tile = 1024, chunk = 128;
+    std::uint64_t d = 0;      // 0: the largest power of two whose heap fits in M/heaps_per_mp
+    std::uint64_t warps = 1;  // warps per heap (a merge block of merge_threads)
+    std::uint64_t parts = 0;  // 0: 1 while groups >= waves·(resident heaps), else enough for that many blocks (at
+                              // most L/(range_chunks·chunk))
 };
 
 struct merge_pass {
     std::uint64_t d = 2, run_len = 0, runs = 0, groups = 0, parts = 1;
-    std::uint64_t per_run = 0;  // samples per run of select_splits (parts > 1)
+    std::uint64_t resident = 0;  // heaps held at once by the k MPs: k·min(max_blocks_per_mp, threads cap, M/heap)
+    std::uint64_t per_run = 0;  // samples per run of select_pivots (parts > 1)
     std::uint64_t heap_bytes = 0, splits_bytes = 0;
 };
 
@@ -51,13 +75,20 @@ plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s);
 
 // The simulator's lane accesses, estimated (the counts leave them out: the
 // merges' depend on the keys), to tell how long a simulation takes: per
-// element of block_sort (its bitonic network: 4 per element per step,
-// log2(tile)(log2(tile) + 1)/2 steps), and per key of a merge pass (per heap
-// level a move's co-rank search, about 2·log2(2C) loads per thread for C keys,
-// and about 8 per key to merge and move them). Measured on the H100 preset,
-// u32 keys, tile 1024, chunk 256: block_sort 225 per element (225), merges
-// 53, 109 and 159 per key at d = 4, 16 and 64 (53, 105, 157).
+// element of block_sort (a load and a store of each element, then per round
+// a store, a merge-path search of about log2(width) steps per thread and a
+// load per output: a line in 1/E and log2(E)/E, E = tile/threads) and per key
+// of a merge pass (per heap level a move's co-rank search, 2·log2(2C) loads
+// by each of the merge block's threads per C keys, and its merge and stores,
+// about 4.7 per key; the leaf's read and the root's write). Fitted to exact
+// runs on the H100 preset (u32 keys, 2^17 and 2^18 elements): block_sort 82,
+// 43 and 29 per element at tile 256, 1024 and 4096 (pairs 69 and 52 at 1024
+// and 4096); merges 13.7, 22.9, 31.9, 41.0 and 57.5 per key at d = 2, 4, 8,
+// 16 and 64 (chunk 128), 58.1 and 31.4 at d = 16 and chunk 64 and 256, 60.8
+// at warps=2, 80.1 for pairs at d = 16; the formulas are within 6% of each.
 double block_sort_lanes_per_element(const sort_shape& s);
-double merge_lanes_per_key(const merge_pass& ps, const sort_shape& s);
+double merge_lanes_per_key(const machine& m, const merge_pass& ps, const sort_shape& s);
+// Their sum over a merge sort's plan (sort/multiway, sort/pairwise).
+double merge_sort_lanes(const machine& m, const plan& pl, const sort_shape& s);
 
 }  // namespace agpu::model::sort_plan

@@ -161,15 +161,24 @@ public:
     static constexpr std::size_t synth_unit_bytes = 128;
     template <class T, class Fill>
     kl::gspan<T> alloc_synthesized(std::size_t n, Fill fill) {
-        static_assert(synth_unit_bytes % sizeof(T) == 0, "an element must not straddle a unit");
-        return {static_cast<T*>(allocate_synthesized(n * sizeof(T), [fill](std::uint64_t first, std::uint64_t bytes, void* dst) {
-                    fill(first / sizeof(T), bytes / sizeof(T), static_cast<T*>(dst));
-                })),
-                n};
+        return {static_cast<T*>(allocate_synthesized(n * sizeof(T), typed_fill<T>(std::move(fill)))), n};
+    }
+    // The same memory filling itself afresh with other values (no unit filled
+    // yet): its pages stay, so a driver that synthesizes one input after
+    // another pays the host's page clearing once.
+    template <class T, class Fill>
+    void refill_synthesized(kl::gspan<T> s, Fill fill) {
+        refill_synthesized(static_cast<const void*>(s.data()), typed_fill<T>(std::move(fill)));
     }
     template <class T>
     kl::gspan<T> alloc_synthesized(std::size_t n) {
         return {static_cast<T*>(allocate_synthesized(n * sizeof(T), {})), n};
+    }
+    // Gives self-filling memory back to the host (its spans must not be used
+    // again): a driver's input it is done with.
+    template <class T>
+    void release_synthesized(kl::gspan<T> s) {
+        if (s.data()) release_synthesized(static_cast<const void*>(s.data()));
     }
     // Fills what the host is about to read of self-filling memory (s.data()).
     template <class T>
@@ -293,6 +302,15 @@ private:
     void* allocate_bytes(std::size_t bytes);
     void* allocate_synthesized(std::size_t bytes, std::function<void(std::uint64_t, std::uint64_t, void*)> fill);
     void materialize_bytes(const void* p, std::size_t bytes);
+    void release_synthesized(const void* p);
+    void refill_synthesized(const void* p, std::function<void(std::uint64_t, std::uint64_t, void*)> fill);
+    template <class T, class Fill>
+    static std::function<void(std::uint64_t, std::uint64_t, void*)> typed_fill(Fill fill) {
+        static_assert(synth_unit_bytes % sizeof(T) == 0, "an element must not straddle a unit");
+        return [fill = std::move(fill)](std::uint64_t first, std::uint64_t bytes, void* dst) {
+            fill(first / sizeof(T), bytes / sizeof(T), static_cast<T*>(dst));
+        };
+    }
     void run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, std::size_t dynamic_shared_bytes,
                     void (*body)(void*), void* arg);
     std::vector<block_sample> run_listed_blocks(std::span<const std::uint64_t> blocks, std::string_view name,

@@ -27,6 +27,10 @@ struct model_counts {
     std::array<double, model::counter_count> relative_error_95{};  // sampled: per counter (run_record)
     std::vector<launch_record> launches;  // per launch: the simulator's only (closed forms give totals)
     check_result check;                   // the simulator's check; closed forms: passed, "not run"
+    // The bytes of device memory the run's arrays occupy (the algorithm's
+    // registered device_bytes; 0 where it registers none): the working set
+    // the time model compares with the L2 (model/time_model.hpp).
+    std::uint64_t footprint_bytes = 0;
 };
 
 // The counters the time model reads (model/time_model.hpp). A closed form
@@ -56,6 +60,10 @@ struct count_options {
     bool force_simulator = false;
     // Refuse (simulation_too_long) to simulate when the estimate exceeds this; 0: no limit.
     double max_simulation_s = 0;
+    // Also stop a simulation whose own pace, measured 3 s in, says it will
+    // exceed max_simulation_s. Off where the runs counted must not depend on
+    // the host's load (the fit's samples): then the estimate alone decides.
+    bool stop_on_measured_pace = true;
     mode_request mode = mode_request::automatic;
     unsigned threads = 0;                           // engine_options::threads
     std::function<void(std::uint64_t)> progress;    // engine_options::progress

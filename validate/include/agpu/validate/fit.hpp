@@ -36,6 +36,7 @@ struct fit_sample {
     model::counts counts;
     std::string count_source;     // "closed form" or "simulator"
     double measured_s = 0;        // sum of the launches' median times
+    std::uint64_t footprint_bytes = 0;  // the run's device memory (model_counts::footprint_bytes)
     model::time_vector features{};  // on the dataset's device
     int size_range = 0;           // floor(log10 n): the fold of leave-one-size-range-out
 };
@@ -62,8 +63,8 @@ sample_set load_samples(const std::vector<std::filesystem::path>& dirs, double m
                         const std::function<void(const std::string&)>& progress = {});
 
 // NNLS on the samples at `rows` (all when empty), relative-error weighted;
-// the bounds' max fitted per term (model/time_model.hpp): each run charged
-// its dominant bound, refitted until no run changes bound.
+// the bounds' max fitted per bound (model/time_model.hpp): each run charged
+// its dominant bound (memory or issue), refitted until no run changes bound.
 model::time_vector fit_constants(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows = {});
 
 struct error_stats {
