@@ -27,6 +27,7 @@ ROWS = [
     ("sort/multiway", 1048576, []),
     ("sort/multiway", 1048576, ["parts=2"]),
     ("sort/multiway", 4194304, ["parts=4"]),
+    ("sort/multiway", 1048576, ["values=1", "type=float"]),
     ("sort/pairwise", 1048576, []),
     ("sort/bitonic", 1048576, []),
     ("apsp/blocked", 1024, []),
