@@ -100,6 +100,27 @@ TEST(Synthesized, MemoryFillsWhatKernelsTouchOnly) {
     EXPECT_EQ(filled.load(), after);
 }
 
+TEST(Synthesized, RefilledMemoryFillsAfreshAndReleasedMemoryGoes) {
+    auto ex = make();
+    auto in = ex.alloc_synthesized<std::uint32_t>(1 << 18, [](std::uint64_t first, std::uint64_t count, std::uint32_t* d) {
+        for (std::uint64_t i = 0; i < count; ++i) d[i] = std::uint32_t(first + i);
+    });
+    ex.materialize(in.subspan(100, 1));
+    EXPECT_EQ(in.data()[100], 100u);
+    ex.refill_synthesized(in, [](std::uint64_t first, std::uint64_t count, std::uint32_t* d) {
+        for (std::uint64_t i = 0; i < count; ++i) d[i] = std::uint32_t(first + i) + 7;
+    });
+    ex.materialize(in.subspan(100, 1));  // filled before, filled again with the new values
+    EXPECT_EQ(in.data()[100], 107u);
+    auto out = ex.alloc<std::uint32_t>(256);
+    ex.launch("read_some", read_some, {1}, {256}, 0, kl::gspan<const std::uint32_t>(in), out);
+    std::vector<std::uint32_t> got(256);
+    ex.download(std::span<std::uint32_t>(got), kl::gspan<const std::uint32_t>(out));
+    EXPECT_EQ(got[3], 3007u + 7);
+    ex.release_synthesized(in);
+    EXPECT_THROW(ex.release_synthesized(in), agpu::internal_error);  // released once
+}
+
 TEST(Synthesized, RunBlocksGivesEachBlocksCountsAsTheLaunch) {
     const unsigned blocks = 12, threads = 128;
     std::vector<std::uint32_t> work(blocks);

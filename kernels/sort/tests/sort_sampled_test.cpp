@@ -1,7 +1,7 @@
 // The sorts' sampled mode on synthesized inputs (sort_synth.hpp,
 // sort_sampled.hpp): the synthesized runs are sorted, do not depend on the
-// order their units are made in, and have the order statistics of i.i.d.
-// uniform keys; a synthesized sampled run, and one whose long blocks are
+// order their units are made in, have the order statistics of i.i.d.
+// uniform keys, and rank what their keys count; a synthesized sampled run, and one whose long blocks are
 // probed on shortened work, stay within 1% of the exact run and within the
 // error they report; auto picks sampled for a 2^20-key sort.
 #include <gtest/gtest.h>
@@ -34,6 +34,27 @@ TEST(SortSynth, RunsAreSortedAndDoNotDependOnTheOrderUnitsAreMade) {
     }
     EXPECT_NE(all[0], all[L]);  // runs differ
     EXPECT_EQ(s.order_at(1234), all[1234]);
+}
+
+TEST(SortSynth, RankCountsTheKeysBelowAValue) {
+    const std::uint64_t n = 5000, L = 2000;  // the last run shorter
+    const sort::sorted_runs_synth<std::uint32_t> s(n, L, 11);
+    std::vector<std::uint32_t> all(n);
+    s.fill(0, n, all.data());
+    for (std::uint64_t r = 0; r * L < n; ++r) {
+        const auto b = all.begin() + std::ptrdiff_t(r * L), e = all.begin() + std::ptrdiff_t(std::min(n, (r + 1) * L));
+        sort::sorted_runs_synth<std::uint32_t>::split_cache cache;
+        std::vector<std::uint64_t> values{0, 1, 0xffffffffull};
+        for (auto it = b; it < e; it += 97) values.push_back(*it);  // keys of the run: ties at the cut
+        std::sort(values.begin(), values.end());
+        for (const std::uint64_t v : values)
+            for (const bool inclusive : {false, true}) {
+                const auto want = std::uint64_t(inclusive ? std::upper_bound(b, e, v) - b : std::lower_bound(b, e, v) - b);
+                EXPECT_EQ(s.rank(r, v, inclusive, &cache), want) << "run " << r << " value " << v;
+                EXPECT_EQ(s.rank(r, v, inclusive, nullptr), want) << "run " << r << " value " << v;
+            }
+        EXPECT_EQ(s.order_at(r * L + 5, &cache), all[r * L + 5]);
+    }
 }
 
 TEST(SortSynth, OrderStatisticsOfUniformKeys) {
