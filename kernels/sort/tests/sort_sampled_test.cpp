@@ -1,9 +1,10 @@
 // The sorts' sampled mode on synthesized inputs (sort_synth.hpp,
 // sort_sampled.hpp): the synthesized runs are sorted, do not depend on the
 // order their units are made in, have the order statistics of i.i.d.
-// uniform keys, and rank what their keys count; a synthesized sampled run, and one whose long blocks are
-// probed on shortened work, stay within 1% of the exact run and within the
-// error they report; auto picks sampled for a 2^20-key sort.
+// uniform keys, and rank what their keys count; a synthesized sampled run,
+// and one whose long blocks are probed on shortened work, stay within the
+// error they report and within 1% of the exact run on the counters the test
+// names; auto picks sampled for a 2^20-key sort.
 #include <gtest/gtest.h>
 
 #include <algorithm>
