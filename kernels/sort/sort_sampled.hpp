@@ -39,11 +39,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
-#include <tuple>
 #include <cstdint>
 #include <map>
+#include <numeric>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "agpu/model/closed_form.hpp"
@@ -59,7 +59,8 @@ struct sampled_policy {
     // min_probe keys and probe_heaps·d·chunk: a block's cost per key rises
     // over its first tens of thousands of keys (the heap settles) and is
     // steady after; the slope between x1 and x2 then is within about 0.1% of
-    // a whole block's (d = 16 and 64, 1 M-key blocks).
+    // a whole block's (d = 16 and 64, 1 M-key blocks of the 256-thread heaps;
+    // on the warp heaps the probed rows of sim/README's table check it).
     static constexpr std::uint64_t min_probe = std::uint64_t(1) << 16;
     static constexpr std::uint64_t probe_heaps = 4;
     // Probed blocks of a heavy launch (Student's t widens the error of so few).
@@ -76,7 +77,7 @@ struct sampled_policy {
     // accesses than this (about 4 s): below, the ordinary sampled run is
     // cheap, and it sees the run's own data, where a launch of few blocks has a
     // makespan (their maximum) that a synthesized sample of them misses by a
-    // few percent (sort/multiway at 2^17: 4%).
+    // few percent (sort/multiway at 2^17 on the 256-thread heaps: 4%).
     static constexpr double synthesize_lanes = double(std::uint64_t(1) << 27);
 
     static std::uint64_t x1(std::uint64_t d, std::uint64_t chunk) { return std::max(min_probe, probe_heaps * d * chunk); }
