@@ -49,7 +49,8 @@ algo_spec copy_spec() {
 }
 
 check_result run_copy(cuda_executor& ex, std::uint64_t n, const param_values&, std::uint64_t seed) {
-    const auto h = random_values<std::uint32_t>(n, seed, 1, 0xffffffffu);
+    const auto values = random_values<std::uint32_t>(n, seed, 1, 0xffffffffu);
+    const auto& h = *values;
     auto in = ex.alloc<std::uint32_t>(n);
     auto out = ex.alloc<std::uint32_t>(n);
     ex.upload(in, std::span<const std::uint32_t>(h));
@@ -68,7 +69,8 @@ algo_spec reduce_spec() {
 // Inputs as stats/ makes them: uniform in [0, 1) from the seed.
 template <class T>
 check_result reduce_sum(cuda_executor& ex, std::uint64_t n, std::uint64_t seed) {
-    const auto h = random_values<T>(n, seed, T(0), T(1));
+    const auto values = random_values<T>(n, seed, T(0), T(1));
+    const auto& h = *values;
     auto in = ex.alloc<T>(n);
     auto out = ex.alloc<T>(1);
     ex.upload(in, std::span<const T>(h));
@@ -97,7 +99,8 @@ algo_spec scan_spec() {
 
 template <class T>
 check_result scan_sum(cuda_executor& ex, std::uint64_t n, bool exclusive, std::uint64_t seed) {
-    const auto h = random_values<T>(n, seed, T(0), T(1000));
+    const auto values = random_values<T>(n, seed, T(0), T(1000));
+    const auto& h = *values;
     auto in = ex.alloc<T>(n);
     auto out = ex.alloc<T>(n);
     ex.upload(in, std::span<const T>(h));

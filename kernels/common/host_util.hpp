@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <span>
 #include <sstream>
@@ -16,27 +17,30 @@ namespace agpu::kernels {
 
 // n random values of T (never all zeros; METHOD: random inputs, never zeros).
 // The same arguments give the same values. The last large vector of each T is
-// kept, so the repetitions of a timed GPU run (which regenerate their inputs)
-// do not spend seconds in the generator.
+// kept, shared with the caller rather than copied (a copy beside the caller's
+// doubled the host memory of a 10^9-value run), so the repetitions of a timed
+// GPU run (which regenerate their inputs) do not spend seconds in the
+// generator.
 template <class T>
-std::vector<T> random_values(std::size_t n, std::uint64_t seed, T lo, T hi) {
+std::shared_ptr<const std::vector<T>> random_values(std::size_t n, std::uint64_t seed, T lo, T hi) {
     struct last_large {
         std::size_t n = 0;
         std::uint64_t seed = 0;
         T lo{}, hi{};
-        std::vector<T> v;
+        std::shared_ptr<const std::vector<T>> v;
     };
     static thread_local last_large cache;
     constexpr std::size_t large = std::size_t(1) << 20;
-    if (n >= large && cache.n == n && cache.seed == seed && cache.lo == lo && cache.hi == hi) return cache.v;
+    if (n >= large && cache.v && cache.n == n && cache.seed == seed && cache.lo == lo && cache.hi == hi) return cache.v;
+    if (n >= large) cache = {};  // the old vector goes before the new one is made
     std::mt19937_64 rng(seed);
-    std::vector<T> v(n);
+    auto v = std::make_shared<std::vector<T>>(n);
     if constexpr (std::is_floating_point_v<T>) {
         std::uniform_real_distribution<T> d(lo, hi);
-        for (auto& x : v) x = d(rng);
+        for (auto& x : *v) x = d(rng);
     } else {
         std::uniform_int_distribution<T> d(lo, hi);
-        for (auto& x : v) x = d(rng);
+        for (auto& x : *v) x = d(rng);
     }
     if (n >= large) cache = {n, seed, lo, hi, v};
     return v;

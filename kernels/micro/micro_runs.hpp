@@ -40,7 +40,8 @@ check_result run_global_stride(Exec& ex, std::uint64_t n, const param_values& p,
         }
         return compare(got_written, want, "out[i * stride]");
     }
-    const auto h = random_values<std::uint32_t>(n * stride, seed, 0, 0xfffffffe);
+    const auto values = random_values<std::uint32_t>(n * stride, seed, 0, 0xfffffffe);
+    const auto& h = *values;
     auto in = ex.template alloc<std::uint32_t>(n * stride);
     auto out = ex.template alloc<std::uint32_t>(n);
     ex.upload(in, std::span<const std::uint32_t>(h));
@@ -82,7 +83,8 @@ inline algo_spec broadcast_spec() {
 template <class Exec>
 check_result run_broadcast(Exec& ex, std::uint64_t n, const param_values&, std::uint64_t seed) {
     const unsigned block = micro_policy::block_threads, grid = blocks_for(n, block);
-    const auto h = random_values<std::uint32_t>(2, seed, 0, 1u << 30);
+    const auto values = random_values<std::uint32_t>(2, seed, 0, 1u << 30);
+    const auto& h = *values;
     auto in = ex.template alloc<std::uint32_t>(2);
     auto out = ex.template alloc<std::uint32_t>(n);
     ex.upload(in, std::span<const std::uint32_t>(h));

@@ -179,7 +179,8 @@ check_result compare(const std::vector<T>& got, const std::vector<T>& want) {
 template <class T, class Exec, class Scan>
 check_result run_typed(Exec& ex, std::uint64_t n, bool exclusive, std::uint64_t seed, Scan scan) {
     // The inputs of baseline/cub-scan (same generator, range and seed), so the two are timed on the same data.
-    const auto h = random_values<T>(n, seed, T(0), T(1000));
+    const auto values = random_values<T>(n, seed, T(0), T(1000));
+    const auto& h = *values;
     auto in = ex.template alloc<T>(n);
     auto out = ex.template alloc<T>(n);
     ex.upload(in, std::span<const T>(h));

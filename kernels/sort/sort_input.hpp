@@ -41,7 +41,8 @@ bool ref_less(K a, K b) {
 template <class K>
 std::vector<K> sort_input(std::uint64_t n, std::uint64_t seed, const std::string& kind) {
     using U = key_bits<K>;
-    const auto bits = random_values<U>(kind == "random" ? n : std::min<std::uint64_t>(n, 16), seed, U(0), ~U(0));
+    const auto bits_values = random_values<U>(kind == "random" ? n : std::min<std::uint64_t>(n, 16), seed, U(0), ~U(0));
+    const auto& bits = *bits_values;
     std::vector<K> v(n);
     if (kind == "random") {
         for (std::uint64_t i = 0; i < n; ++i) v[i] = std::bit_cast<K>(bits[i]);
@@ -53,11 +54,13 @@ std::vector<K> sort_input(std::uint64_t n, std::uint64_t seed, const std::string
         return v;
     }
     if (kind == "few") {
-        const auto pick = random_values<std::uint32_t>(n, seed + 1, 0, std::uint32_t(bits.size() - 1));
+        const auto pick_values = random_values<std::uint32_t>(n, seed + 1, 0, std::uint32_t(bits.size() - 1));
+        const auto& pick = *pick_values;
         for (std::uint64_t i = 0; i < n; ++i) v[i] = std::bit_cast<K>(bits[pick[i]]);
         return v;
     }
-    const auto all = random_values<U>(n, seed, U(0), ~U(0));
+    const auto all_values = random_values<U>(n, seed, U(0), ~U(0));
+    const auto& all = *all_values;
     for (std::uint64_t i = 0; i < n; ++i) v[i] = std::bit_cast<K>(all[i]);
     std::sort(v.begin(), v.end(), ref_less<K>);
     if (kind == "reverse") std::reverse(v.begin(), v.end());

@@ -87,38 +87,85 @@ struct sorted_spans {
     kl::gspan<V> vals;
 };
 
+// The launches of a merge sort, shared by merge_sort and the simulator's
+// sampled driver (sort_sampled.hpp).
+inline merge_shape pass_shape(std::uint64_t n, const plan_ns::merge_pass& ps, const plan_ns::sort_shape& shape) {
+    return {n, ps.run_len, static_cast<unsigned>(ps.d), static_cast<unsigned>(shape.chunk),
+            static_cast<unsigned>(ps.parts)};
+}
+
+template <class Exec, class K, class V, bool Pairs>
+void launch_block_sort(Exec& ex, const plan_ns::plan& pl, const plan_ns::sort_shape& shape, kl::gspan<const K> keys,
+                       kl::gspan<const V> vals, sorted_spans<K, V> out) {
+    ex.launch("block_sort", block_sort<K, V, Pairs>, {static_cast<unsigned>(pl.tiles)}, {sort_policy::threads},
+              pl.tile_bytes, keys, vals, out.keys, out.vals, pl.n, static_cast<unsigned>(shape.tile));
+}
+
+// Distribution: select_pivots (a block per group) writes each group's P - 1
+// pivots and their tags, then split_search (a thread per (group, boundary,
+// run)) the pass's splits.
+template <class K>
+struct pivot_spans {
+    kl::gspan<K> keys;
+    kl::gspan<std::uint32_t> tags;
+};
+
+template <class Exec, class K>
+pivot_spans<K> alloc_pivots(Exec& ex, const plan_ns::merge_pass& ps) {
+    const std::uint64_t pivots = ps.groups * (ps.parts - 1);
+    return {ex.template alloc<K>(pivots), ex.template alloc<std::uint32_t>(pivots)};
+}
+
+template <class Exec, class K>
+void launch_select_pivots(Exec& ex, const plan_ns::merge_pass& ps, const merge_shape& s, kl::gspan<const K> keys,
+                          pivot_spans<K> pivots) {
+    ex.launch("select_pivots", select_pivots<K>, {static_cast<unsigned>(ps.groups)}, {sort_policy::threads},
+              ps.splits_bytes, keys, pivots.keys, pivots.tags, s, static_cast<unsigned>(ps.per_run));
+}
+
+template <class Exec, class K>
+void launch_split_search(Exec& ex, const plan_ns::merge_pass& ps, const merge_shape& s, kl::gspan<const K> keys,
+                         pivot_spans<K> pivots, kl::gspan<std::uint64_t> splits) {
+    const unsigned threads = sort_policy::threads;
+    ex.launch("split_search", split_search<K>, {blocks_for(splits.size(), threads)}, {threads}, 0, keys,
+              kl::gspan<const K>(pivots.keys), kl::gspan<const std::uint32_t>(pivots.tags), splits, s,
+              static_cast<unsigned>(ps.per_run), std::uint64_t(splits.size()));
+}
+
+template <class Exec, class K, class V, bool Pairs>
+void launch_merge(Exec& ex, const plan_ns::merge_pass& ps, const plan_ns::sort_shape& shape, const merge_shape& s,
+                  sorted_spans<K, V> in, sorted_spans<K, V> out, kl::gspan<const std::uint64_t> splits) {
+    ex.launch("multiway_merge", multiway_merge<K, V, Pairs>, {static_cast<unsigned>(ps.groups * ps.parts)},
+              {static_cast<unsigned>(plan_ns::merge_threads(ex.machine(), shape.warps))}, ps.heap_bytes,
+              kl::gspan<const K>(in.keys), kl::gspan<const V>(in.vals), out.keys, out.vals, splits, s);
+}
+
+// Entries of split_search's output for a pass (0 when the pass has no splits).
+inline std::uint64_t splits_size(const plan_ns::merge_pass& ps) {
+    return ps.parts > 1 ? ps.groups * (ps.parts + 1) * ps.d : 0;
+}
+
 // sort/multiway and sort/pairwise: sorts n elements of (keys, vals); the
 // inputs are left as they were; returns the spans holding the result.
 template <class Exec, class K, class V, bool Pairs>
 sorted_spans<K, V> merge_sort(Exec& ex, kl::gspan<const K> keys, kl::gspan<const V> vals, std::uint64_t n,
                               const plan_ns::sort_shape& shape) {
     const auto pl = plan_ns::make_plan(ex.machine(), n, shape);
-    const unsigned threads = sort_policy::threads;
     sorted_spans<K, V> a{ex.template alloc<K>(n), Pairs ? ex.template alloc<V>(n) : kl::gspan<V>{}};
     if (n == 0) return a;
-    const unsigned tile = static_cast<unsigned>(shape.tile);
-    ex.launch("block_sort", block_sort<K, V, Pairs>, {static_cast<unsigned>(pl.tiles)}, {threads}, pl.tile_bytes, keys,
-              vals, a.keys, a.vals, n, tile);
+    launch_block_sort<Exec, K, V, Pairs>(ex, pl, shape, keys, vals, a);
     if (pl.passes.empty()) return a;
     sorted_spans<K, V> b{ex.template alloc<K>(n), Pairs ? ex.template alloc<V>(n) : kl::gspan<V>{}};
     for (const auto& ps : pl.passes) {
-        const merge_shape s{n, ps.run_len, static_cast<unsigned>(ps.d), static_cast<unsigned>(shape.chunk),
-                            static_cast<unsigned>(ps.parts)};
+        const merge_shape s = pass_shape(n, ps, shape);
         kl::gspan<std::uint64_t> splits{};
         if (ps.parts > 1) {
-            const std::uint64_t pivots = ps.groups * (ps.parts - 1), searches = ps.groups * (ps.parts + 1) * ps.d;
-            auto pivot_keys = ex.template alloc<K>(pivots);
-            auto pivot_tags = ex.template alloc<std::uint32_t>(pivots);
-            splits = ex.template alloc<std::uint64_t>(searches);
-            ex.launch("select_pivots", select_pivots<K>, {static_cast<unsigned>(ps.groups)}, {threads}, ps.splits_bytes,
-                      kl::gspan<const K>(a.keys), pivot_keys, pivot_tags, s, static_cast<unsigned>(ps.per_run));
-            ex.launch("split_search", split_search<K>, {blocks_for(searches, threads)}, {threads}, 0,
-                      kl::gspan<const K>(a.keys), kl::gspan<const K>(pivot_keys),
-                      kl::gspan<const std::uint32_t>(pivot_tags), splits, s, static_cast<unsigned>(ps.per_run), searches);
+            const auto pivots = alloc_pivots<Exec, K>(ex, ps);
+            splits = ex.template alloc<std::uint64_t>(splits_size(ps));
+            launch_select_pivots(ex, ps, s, kl::gspan<const K>(a.keys), pivots);
+            launch_split_search(ex, ps, s, kl::gspan<const K>(a.keys), pivots, splits);
         }
-        ex.launch("multiway_merge", multiway_merge<K, V, Pairs>, {static_cast<unsigned>(ps.groups * ps.parts)},
-                  {static_cast<unsigned>(plan_ns::merge_threads(ex.machine(), shape.warps))}, ps.heap_bytes, kl::gspan<const K>(a.keys), kl::gspan<const V>(a.vals),
-                  b.keys, b.vals, kl::gspan<const std::uint64_t>(splits), s);
+        launch_merge<Exec, K, V, Pairs>(ex, ps, shape, s, a, b, kl::gspan<const std::uint64_t>(splits));
         std::swap(a, b);
     }
     return a;

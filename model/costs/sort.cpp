@@ -25,6 +25,7 @@
 // pattern as block_sort; a closed form for them is future work).
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -136,6 +137,24 @@ plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s) {
         len *= ps.d;
     }
     return out;
+}
+
+double block_sort_lanes_per_element(const sort_shape& s) {
+    const double e = double(s.tile) / double(threads);  // E: elements per thread
+    const double lanes = 22.3 + 20.4 / e + 11.3 * (std::log2(e) + 3.5) / e;
+    return lanes + (s.pairs ? 22.0 + 16.0 / e : 0.0);
+}
+
+double merge_lanes_per_key(const machine& m, const merge_pass& ps, const sort_shape& s) {
+    const double levels = double(std::bit_width(ps.d) - 1), c = double(s.chunk);
+    const double search = 2.0 * double(merge_threads(m, s.warps)) * (std::log2(2 * c) + 1) / c;
+    return s.pairs ? 9.0 + levels * (2 * search + 8.7) : 4.5 + levels * (search + 4.7);
+}
+
+double merge_sort_lanes(const machine& m, const plan& pl, const sort_shape& s) {
+    double per_key = block_sort_lanes_per_element(s);
+    for (const auto& ps : pl.passes) per_key += merge_lanes_per_key(m, ps, s);
+    return double(pl.n) * per_key;
 }
 
 }  // namespace sort_plan
@@ -253,6 +272,27 @@ partial_counts multiway(const machine& m, std::uint64_t n, const param_values& p
 }
 partial_counts pairwise(const machine& m, std::uint64_t n, const param_values& p) {
     return merge_sort_costs(m, n, p, "sort/pairwise");
+}
+
+// The exact simulator's lane accesses (sort_plan's estimates per element and key).
+double merge_sort_lanes(const machine& m, std::uint64_t n, const param_values& p, const std::string& key) {
+    const sort_shape s = shape_of(key, p);
+    return sort_plan::merge_sort_lanes(m, make_plan(m, n, s), s);
+}
+double multiway_lanes(const machine& m, std::uint64_t n, const param_values& p) {
+    return merge_sort_lanes(m, n, p, "sort/multiway");
+}
+double pairwise_lanes(const machine& m, std::uint64_t n, const param_values& p) {
+    return merge_sort_lanes(m, n, p, "sort/pairwise");
+}
+// sort/bitonic: block_sort, then per stage s its s global steps (a load and a
+// store of each element) and a tile merge (log2(tile) steps on chip, as block_sort's last).
+double bitonic_lanes(const machine&, std::uint64_t n, const param_values& p) {
+    const sort_shape s = shape_of("sort/bitonic", p);
+    if (n <= s.tile) return double(n) * block_sort_lanes_per_element(s);
+    const double levels = double(std::bit_width(s.tile) - 1);
+    const double stages = double(std::bit_width(n - 1)) - levels;
+    return double(n) * (block_sort_lanes_per_element(s) + stages * (stages + 1) + stages * (4 * levels + 2));
 }
 
 // sort/bitonic: block_sort, then per stage the global steps and a tile merge.
@@ -379,17 +419,17 @@ AGPU_REGISTER_CLOSED_FORM({"sort/multiway",
                            "element once in chunk-element coalesced moves: I/O about (1 + ceil(log_d(n/tile)))·"
                            "2·n·s/(4b) blocks, Theta((n/b) log_{M/b}(n/b)); exact: launches, blocks, threads, shared "
                            "words, and the global counters when P = 1",
-                           sort_costs::multiway});
+                           sort_costs::multiway, sort_costs::multiway_lanes});
 AGPU_REGISTER_CLOSED_FORM({"sort/pairwise",
                            "sort/multiway with d = 2: ceil(log2(n/tile)) merge passes, each reading and writing every "
                            "element once: I/O about (1 + log2(n/tile))·2·n·s/(4b) blocks, Theta((n/b) log(n/b))",
-                           sort_costs::pairwise});
+                           sort_costs::pairwise, sort_costs::pairwise_lanes});
 AGPU_REGISTER_CLOSED_FORM({"sort/bitonic",
                            "block_sort, then for each stage k = 2·tile..N (N = n rounded up to a power of two) "
                            "log2(k/tile) global compare-exchange launches and a tile merge: each launch reads and writes "
                            "every element once: I/O about (1 + L(L+1)/2·(1 + 1/L))·2·n·s/(4b) blocks, L = log2(N/tile); "
                            "exact: launches, blocks, threads, shared words, every global counter",
-                           sort_costs::bitonic});
+                           sort_costs::bitonic, sort_costs::bitonic_lanes});
 
 }  // namespace
 }  // namespace agpu::model

@@ -37,7 +37,7 @@ void bm_stream(benchmark::State& state) {
     opt.threads = static_cast<unsigned>(state.range(1));
     opt.mode = state.range(2) ? sim::sim_mode::sampled : sim::sim_mode::exact;
     sim::executor ex(agpu::model::resolve_device("h100"), opt);
-    ex.set_data_independent(state.range(2) == 2);
+    ex.set_skip_unrecorded(state.range(2) == 2);
     auto in = ex.alloc<float>(n);
     auto out = ex.alloc<float>(n);
     std::vector<float> h(n, 1.5f);

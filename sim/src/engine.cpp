@@ -23,17 +23,22 @@
 // same site (CUDA leaves the rest undefined); a collective must be reached by
 // every lane of its mask. Both are checked and reported as kernel errors.
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <numeric>
 #include <queue>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <random>
 #include <fstream>
 #include <mutex>
 #include <thread>
@@ -266,6 +271,39 @@ struct pooled_stack {
 thread_local sim_thread* g_current = nullptr;
 thread_local block_context* g_block = nullptr;
 
+// Simulated memory that fills itself (executor::alloc_synthesized): a unit of
+// synth_unit_bytes is filled on its first touch, under one of the region's
+// locks (units spread over them, so the threads running blocks fill in
+// parallel); a flag per unit (acquire/release) lets later touches skip the
+// lock.
+struct synth_region {
+    static constexpr std::size_t locks = 64;
+    std::byte* base = nullptr;
+    std::size_t bytes = 0;
+    std::function<void(std::uint64_t, std::uint64_t, void*)> fill;
+    std::unique_ptr<std::atomic<std::uint8_t>[]> ready;
+    std::array<std::mutex, locks> m;
+
+    std::size_t units() const { return (bytes + executor::synth_unit_bytes - 1) / executor::synth_unit_bytes; }
+    bool holds(const void* p) const {
+        const auto* q = static_cast<const std::byte*>(p);
+        return q >= base && q < base + bytes;
+    }
+    void touch(const void* p, std::size_t n) {
+        constexpr std::size_t unit = executor::synth_unit_bytes;
+        const std::size_t first = std::size_t(static_cast<const std::byte*>(p) - base);
+        const std::size_t last = std::min(bytes, first + std::max<std::size_t>(n, 1)) - 1;
+        for (std::size_t u = first / unit; u <= last / unit; ++u) {
+            if (ready[u].load(std::memory_order_acquire)) continue;
+            std::lock_guard<std::mutex> lock(m[u % locks]);
+            if (ready[u].load(std::memory_order_relaxed)) continue;
+            fill(u * unit, std::min(unit, bytes - u * unit), base + u * unit);
+            ready[u].store(1, std::memory_order_release);
+        }
+    }
+};
+using synth_regions = std::vector<std::unique_ptr<synth_region>>;
+
 }  // namespace
 
 // One launch's shared context, reachable from the hooks.
@@ -284,6 +322,14 @@ struct block_context {
     // against their spans but neither recorded nor costed.
     bool recording = true;
     bool global_atomic = false;  // some thread of the block made a global atomic
+    synth_regions* synth = nullptr;  // the executor's self-filling memory (null when it has none)
+
+    // Fills what a global access at p touches of self-filling memory first.
+    void touch_global(const void* p, std::size_t bytes) const {
+        if (!synth) return;
+        for (auto& r : *synth)
+            if (r->holds(p)) r->touch(p, bytes);
+    }
 
     [[noreturn]] void fail(const sim_thread& t, const std::string& what) const {
         const auto& i = t.info;
@@ -314,8 +360,11 @@ sim_thread& current_thread() {
     return *g_current;
 }
 
-void push_record(sim_thread& t, const record& r) {
-    t.log.push_back(r);
+// Records in place (a record assembled on the stack and copied made the
+// copy's wide loads wait on its narrow stores: a fifth of the engine's time).
+void push_record(sim_thread& t, std::uint64_t site, std::uint32_t occurrence, what w, std::uint32_t size,
+                 std::uint64_t addr) {
+    t.log.emplace_back(site, occurrence, w, size, addr);
     if (t.log.size() >= g_block->chunk_records) yield_to_scheduler(t, thread_state::yielded);
 }
 
@@ -339,6 +388,7 @@ void access(space s, kind k, const void* p, std::size_t bytes, std::size_t index
                              std::to_string(index) + " outside its span of " + std::to_string(size) +
                              " elements (" + where(l) + ")");
     }
+    if (s == space::global) g_block->touch_global(p, bytes);
     if (!g_block->recording) {
         if (s == space::global) {
             g_block->global_atomic |= k == kind::atomic;
@@ -351,31 +401,31 @@ void access(space s, kind k, const void* p, std::size_t bytes, std::size_t index
         return;
     }
     const std::uint64_t site = site_key(l);
-    record r{site, t.sites.next(site), what::global_load, static_cast<std::uint32_t>(bytes), 0};
+    const std::uint32_t occurrence = t.sites.next(site);
     if (s == space::global) {
         g_block->global_atomic |= k == kind::atomic;
-        r.addr = reinterpret_cast<std::uintptr_t>(p);
-        r.w = k == kind::load ? what::global_load : k == kind::store ? what::global_store : what::global_atomic;
+        push_record(t, site, occurrence,
+                    k == kind::load ? what::global_load : k == kind::store ? what::global_store : what::global_atomic,
+                    static_cast<std::uint32_t>(bytes), reinterpret_cast<std::uintptr_t>(p));
     } else {
         const auto* base = g_block->shared.data();
         const auto* q = static_cast<const std::byte*>(p);
         AGPU_CHECK(q >= base && q + bytes <= base + g_block->shared.size(), "shared access outside the block's shared memory");
-        r.addr = static_cast<std::uint64_t>(q - base);
-        r.w = k == kind::load ? what::shared_load : k == kind::store ? what::shared_store : what::shared_atomic;
+        push_record(t, site, occurrence,
+                    k == kind::load ? what::shared_load : k == kind::store ? what::shared_store : what::shared_atomic,
+                    static_cast<std::uint32_t>(bytes), static_cast<std::uint64_t>(q - base));
     }
-    push_record(t, r);
 }
 
 void skip(space s, kind k, const std::source_location& l) {
     auto& t = current_thread();
     if (!g_block->recording) return;
     const std::uint64_t site = site_key(l);
-    record r{site, t.sites.next(site), what::global_load, 0, 0};
-    if (s == space::global)
-        r.w = k == kind::load ? what::global_load : k == kind::store ? what::global_store : what::global_atomic;
-    else
-        r.w = k == kind::load ? what::shared_load : k == kind::store ? what::shared_store : what::shared_atomic;
-    push_record(t, r);
+    const std::uint32_t occurrence = t.sites.next(site);
+    const what w = s == space::global
+                       ? (k == kind::load ? what::global_load : k == kind::store ? what::global_store : what::global_atomic)
+                       : (k == kind::load ? what::shared_load : k == kind::store ? what::shared_store : what::shared_atomic);
+    push_record(t, site, occurrence, w, 0, 0);
 }
 
 void barrier(const std::source_location& l) {
@@ -410,7 +460,7 @@ void compute(unsigned n, const std::source_location& l) {
     if (n == 0 || !g_block->recording) return;
     auto& t = current_thread();
     const std::uint64_t site = site_key(l);
-    push_record(t, {site, t.sites.next(site), what::compute, n, 0});
+    push_record(t, site, t.sites.next(site), what::compute, n, 0);
 }
 
 void* static_shared(std::size_t bytes, std::size_t align, const char* name) {
@@ -447,10 +497,21 @@ struct instruction {
     std::vector<std::uint32_t> lanes;                               // the lane of each access
 };
 
+// x / d and x % d by a shift and a mask where d is a power of two (every
+// device's word, sector, block and bank count), by division otherwise.
+struct fast_div {
+    std::uint64_t d;
+    int shift;
+    explicit fast_div(std::uint64_t v) : d(v), shift(std::has_single_bit(v) ? std::countr_zero(v) : -1) {}
+    std::uint64_t div(std::uint64_t x) const { return shift >= 0 ? x >> shift : x / d; }
+    std::uint64_t mod(std::uint64_t x) const { return shift >= 0 ? x & (d - 1) : x % d; }
+};
+
 // Costs one warp-instruction: adds to the block's counters, returns its steps.
 class coster {
 public:
-    explicit coster(const model::machine& m) : m_m(m) {}
+    explicit coster(const model::machine& m)
+        : m_m(m), m_word(m.word_bytes()), m_banks(m.b), m_sector(sector_bytes), m_block(m.block_bytes()) {}
 
     std::uint64_t cost(const instruction& in, counts& c) {
         c[counter::warp_instructions] += in.w == what::compute ? in.compute_n : 1;
@@ -493,8 +554,8 @@ public:
 private:
     std::uint64_t cost_accesses(const instruction& in, counts& c) {
         if (in.w == what::global_load || in.w == what::global_store || in.w == what::global_atomic) {
-            const auto blocks = distinct(in.accesses, m_m.block_bytes());
-            const auto sectors = distinct(in.accesses, sector_bytes);
+            const auto blocks = distinct(in.accesses, m_block);
+            const auto sectors = distinct(in.accesses, m_sector);
             c[counter::io_blocks] += blocks;
             if (in.w == what::global_load) {
                 c[counter::global_load_instructions] += 1;
@@ -569,12 +630,12 @@ private:
         return true;
     }
     // Distinct units of `unit` bytes touched by the accesses.
-    std::uint64_t distinct(const std::vector<std::pair<std::uint64_t, std::uint32_t>>& acc, std::uint64_t unit) {
+    std::uint64_t distinct(const std::vector<std::pair<std::uint64_t, std::uint32_t>>& acc, const fast_div& unit) {
         std::uint64_t first = 0, end = 0;
-        if (contiguous(acc, first, end)) return (end - 1) / unit - first / unit + 1;
+        if (contiguous(acc, first, end)) return unit.div(end - 1) - unit.div(first) + 1;
         m_ids.clear();
         for (auto [a, n] : acc)
-            for (std::uint64_t u = a / unit, last = (a + n - 1) / unit; u <= last; ++u) m_ids.push_back(u);
+            for (std::uint64_t u = unit.div(a), last = unit.div(a + n - 1); u <= last; ++u) m_ids.push_back(u);
         return count_unique(m_ids);
     }
     // A shared warp-instruction's wavefronts. Accesses of 16 bytes per lane
@@ -618,21 +679,48 @@ private:
     // need 2 wavefronts and have no conflict).
     std::uint64_t shared_wavefronts(const std::vector<std::pair<std::uint64_t, std::uint32_t>>& acc,
                                     std::uint64_t& ideal) {
-        const std::uint64_t wb = m_m.word_bytes();
         std::uint64_t first = 0, end = 0;
         if (contiguous(acc, first, end)) {  // distinct consecutive words: spread evenly over the banks
-            const std::uint64_t words = (end - 1) / wb - first / wb + 1;
+            const std::uint64_t words = m_word.div(end - 1) - m_word.div(first) + 1;
             ideal = (words + m_m.b - 1) / m_m.b;
             return ideal;
         }
+        // Distinct words per bank, kept in a few slots per bank (no sort); a
+        // bank asked for more distinct words than that takes the sort below.
+        constexpr std::uint32_t slots = 4;
+        m_bank.assign(m_m.b, 0);
+        m_bank_words.resize(std::size_t(m_m.b) * slots);
+        std::uint64_t distinct = 0, most = 0;
+        bool overflow = false;
+        for (auto [a, n] : acc) {
+            for (std::uint64_t wd = m_word.div(a), last = m_word.div(a + n - 1); wd <= last && !overflow; ++wd) {
+                const std::size_t bank = std::size_t(m_banks.mod(wd));
+                const std::uint32_t have = m_bank[bank];
+                const std::uint64_t* w = &m_bank_words[bank * slots];
+                if (std::find(w, w + have, wd) != w + have) continue;
+                if (have == slots) {
+                    overflow = true;
+                    break;
+                }
+                m_bank_words[bank * slots + have] = wd;
+                m_bank[bank] = have + 1;
+                ++distinct;
+                most = std::max<std::uint64_t>(most, have + 1);
+            }
+            if (overflow) break;
+        }
+        if (!overflow) {
+            ideal = std::max<std::uint64_t>(1, (distinct + m_m.b - 1) / m_m.b);
+            return most;
+        }
         m_ids.clear();
         for (auto [a, n] : acc)
-            for (std::uint64_t wd = a / wb, last = (a + n - 1) / wb; wd <= last; ++wd) m_ids.push_back(wd);
+            for (std::uint64_t wd = m_word.div(a), last = m_word.div(a + n - 1); wd <= last; ++wd) m_ids.push_back(wd);
         std::sort(m_ids.begin(), m_ids.end());
         m_ids.erase(std::unique(m_ids.begin(), m_ids.end()), m_ids.end());
         m_bank.assign(m_m.b, 0);
-        std::uint64_t most = 0;
-        for (auto wd : m_ids) most = std::max<std::uint64_t>(most, ++m_bank[wd % m_m.b]);
+        most = 0;
+        for (auto wd : m_ids) most = std::max<std::uint64_t>(most, ++m_bank[m_banks.mod(wd)]);
         ideal = std::max<std::uint64_t>(1, (m_ids.size() + m_m.b - 1) / m_m.b);
         return most;
     }
@@ -652,16 +740,88 @@ private:
         return static_cast<std::uint64_t>(std::unique(v.begin(), v.end()) - v.begin());
     }
     const model::machine& m_m;
+    fast_div m_word, m_banks, m_sector, m_block;
     std::vector<std::uint64_t> m_ids;
     std::vector<std::uint32_t> m_bank;
+    std::vector<std::uint64_t> m_bank_words;
     std::vector<std::pair<std::uint64_t, std::uint32_t>> m_quarter[2];
     instruction m_on;
 };
 
-struct key_hash {
-    std::size_t operator()(const std::pair<std::uint64_t, std::uint32_t>& k) const {
-        return k.first ^ (std::uint64_t(k.second) * 0xff51afd7ed558ccdull);
+// A warp's pending instructions by (site, occurrence): an open-addressing
+// index over a pool of instructions whose buffers are reused, so a divergent
+// warp allocates nothing per instruction once warm. An instruction completed
+// stays in the pool, marked, until every one has completed (its key cannot
+// recur before: no running lane can reach it, and occurrences count afresh
+// only at a barrier or collective, when every instruction completes).
+class pending_instructions {
+public:
+    struct entry {
+        std::uint64_t site = 0;
+        std::uint32_t occurrence = 0;
+        bool done = false;
+        std::size_t slot = 0;
+        instruction in;
+    };
+
+    bool empty() const { return m_live == 0; }
+    instruction& at(std::uint64_t site, std::uint32_t occurrence) {
+        if (2 * (m_used + 1) > m_index.size()) grow();
+        std::size_t i = slot_of(site, occurrence);
+        while (m_index[i] != none) {
+            auto& e = m_pool[m_index[i]];
+            if (e.site == site && e.occurrence == occurrence) return e.in;
+            i = (i + 1) & (m_index.size() - 1);
+        }
+        if (m_used == m_pool.size()) m_pool.emplace_back();
+        auto& e = m_pool[m_used];
+        e.site = site;
+        e.occurrence = occurrence;
+        e.done = false;
+        e.slot = i;
+        e.in.w = {};
+        e.in.compute_n = 0;
+        e.in.accesses.clear();
+        e.in.lanes.clear();
+        m_index[i] = static_cast<std::uint32_t>(m_used++);
+        ++m_live;
+        return e.in;
     }
+    // complete(entry) -> whether it completes now; cost(instruction) for each that does.
+    template <class Complete, class Cost>
+    void settle(Complete complete, Cost cost) {
+        for (std::size_t j = 0; j < m_used; ++j) {
+            auto& e = m_pool[j];
+            if (e.done || !complete(e)) continue;
+            cost(e.in);
+            e.done = true;
+            --m_live;
+        }
+        if (m_live == 0) {
+            for (std::size_t j = 0; j < m_used; ++j) m_index[m_pool[j].slot] = none;
+            m_used = 0;
+        }
+    }
+
+private:
+    static constexpr std::uint32_t none = ~std::uint32_t(0);
+    std::size_t slot_of(std::uint64_t site, std::uint32_t occurrence) const {
+        const std::uint64_t h = (site ^ (std::uint64_t(occurrence) * 0xff51afd7ed558ccdull)) * 0x9E3779B97F4A7C15ull;
+        return std::size_t(h >> 32) & (m_index.size() - 1);
+    }
+    void grow() {
+        m_index.assign(std::max<std::size_t>(64, 2 * m_index.size()), none);
+        for (std::size_t j = 0; j < m_used; ++j) {
+            auto& e = m_pool[j];
+            std::size_t i = slot_of(e.site, e.occurrence);
+            while (m_index[i] != none) i = (i + 1) & (m_index.size() - 1);
+            m_index[i] = std::uint32_t(j);
+            e.slot = i;
+        }
+    }
+    std::vector<entry> m_pool;
+    std::vector<std::uint32_t> m_index;
+    std::size_t m_used = 0, m_live = 0;
 };
 
 // Groups one warp's lane records into warp-instructions.
@@ -679,23 +839,17 @@ public:
         if (!m_part.empty()) steps += m_pending.empty() && lockstep() ? process_lockstep() : process_divergent();
         for (auto* t : m_part) t->log.clear();
         // Pending instructions complete once no running lane can still join them.
+        if (m_pending.empty()) return steps;
         bool any_running = false;
         for (auto* t : lanes) any_running |= t->state == thread_state::yielded;
-        for (auto it = m_pending.begin(); it != m_pending.end();) {
-            bool complete = true;
-            if (any_running)
-                for (auto* t : lanes)
-                    if (t->state == thread_state::yielded && t->sites.count(it->first.first) <= it->first.second) {
-                        complete = false;
-                        break;
-                    }
-            if (complete) {
-                steps += m_coster.cost(it->second, m_c);
-                it = m_pending.erase(it);
-            } else {
-                ++it;
-            }
-        }
+        m_pending.settle(
+            [&](const pending_instructions::entry& e) {
+                if (any_running)
+                    for (auto* t : lanes)
+                        if (t->state == thread_state::yielded && t->sites.count(e.site) <= e.occurrence) return false;
+                return true;
+            },
+            [&](const instruction& in) { steps += m_coster.cost(in, m_c); });
         return steps;
     }
 
@@ -730,7 +884,7 @@ private:
     std::uint64_t process_divergent() {
         for (auto* t : m_part)
             for (const record& r : t->log) {
-                auto& in = m_pending[{r.site, r.occurrence}];
+                auto& in = m_pending.at(r.site, r.occurrence);
                 in.w = r.w;
                 if (r.w == what::compute) in.compute_n = std::max(in.compute_n, r.size);
                 else if (r.w != what::barrier && r.w != what::collective) {
@@ -744,7 +898,7 @@ private:
     counts& m_c;
     std::vector<sim_thread*> m_part;
     instruction m_in;
-    std::unordered_map<std::pair<std::uint64_t, std::uint32_t>, instruction, key_hash> m_pending;
+    pending_instructions m_pending;
 };
 
 }  // namespace
@@ -840,6 +994,13 @@ bool resolve_collectives(std::vector<sim_thread*>& lanes, const block_context& b
                 bc.fail(*u, "warp collective at " + where(u->wait_loc) + ": lanes of one mask called different collectives");
             u->state = thread_state::runnable;
         }
+        // A collective of the whole warp (every lane still running) aligns its
+        // lanes as a barrier aligns the block's: occurrences count afresh.
+        bool whole = true;
+        for (unsigned o = 0; o < b; ++o) whole &= (mask >> o & 1) || lanes[o]->state == thread_state::finished;
+        if (whole)
+            for (unsigned o = 0; o < b; ++o)
+                if (mask >> o & 1) lanes[o]->sites.clear();
         progressed = true;
     }
     return progressed;
@@ -875,8 +1036,10 @@ struct block_runner {
     void (*body)(void*) = nullptr;
     void* arg = nullptr;
 
-    void prepare(std::string_view kernel, kl::dim3 g, kl::dim3 b, std::size_t dyn, void (*f)(void*), void* a) {
+    void prepare(std::string_view kernel, kl::dim3 g, kl::dim3 b, std::size_t dyn, void (*f)(void*), void* a,
+                 synth_regions* synth) {
         bc.kernel = kernel;
+        bc.synth = synth;
         grid = g;
         block = b;
         dynamic_shared_bytes = dyn;
@@ -1014,7 +1177,15 @@ private:
                         bc.fail(t, "waits at the barrier at " + where(t.wait_loc) + " while thread " + thread_name(*waiting) +
                                        " waits at the barrier at " + where(waiting->wait_loc) +
                                        ": a barrier must be reached by every thread of the block");
-                for (auto& t : threads) t.state = thread_state::runnable;
+                // Past a barrier every thread stands at the same point of the
+                // program, and every warp's instructions are complete (no lane
+                // was running): occurrences count afresh, so a lane that made
+                // more trips of a loop before the barrier (a binary search)
+                // still meets its warp's other lanes at each site after it.
+                for (auto& t : threads) {
+                    t.state = thread_state::runnable;
+                    t.sites.clear();
+                }
                 continue;
             }
             if (at_barrier > 0 && finished > 0)
@@ -1078,25 +1249,77 @@ struct sample_plan {
     }
 };
 
-sample_plan plan_sample(std::uint64_t nblocks, const engine_options& opt, std::uint64_t launch_index) {
+sample_plan plan_sample(std::uint64_t nblocks, std::uint64_t strata, std::uint64_t seed, std::uint64_t launch_index) {
     sample_plan p;
-    if (opt.mode != sim_mode::sampled || opt.sample_strata == 0 || nblocks <= 2 * opt.sample_strata + 2) return p;
-    p.strata = opt.sample_strata;
+    if (strata == 0 || nblocks <= 2 * strata + 2) return p;
+    p.strata = strata;
     p.interior = nblocks - 2;
     p.recorded.push_back(0);
     for (std::uint64_t h = 0; h < p.strata; ++h) {
         const std::uint64_t lo = p.stratum_begin(h), hi = p.stratum_begin(h + 1);
-        p.recorded.push_back(lo + splitmix(opt.sample_seed ^ splitmix(launch_index * 0x100000001ull + h)) % (hi - lo));
+        p.recorded.push_back(lo + splitmix(seed ^ splitmix(launch_index * 0x100000001ull + h)) % (hi - lo));
     }
     p.recorded.push_back(nblocks - 1);
     return p;
 }
+
+// Student's t 97.5% quantile for df degrees of freedom over 1.96: how much a
+// normal 95% interval widens when its variance is estimated from few samples.
+double t_factor(std::uint64_t df) {
+    static constexpr double t[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                   2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                   2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+    const double q = df == 0 ? t[0] : df <= 30 ? t[df - 1] : 1.96 + 2.4 / double(df);
+    return q / 1.96;
+}
+
+// The counters a launch knows exactly, whatever it sampled.
+bool exact_counter(counter c) {
+    return c == counter::launches || c == counter::thread_blocks || c == counter::threads;
+}
+
+// s² of values in a sequence from their successive differences,
+// Σ(y_{i+1} - y_i)² / (2(n - 1)): robust to a smooth trend along the sequence.
+template <class Value>
+double successive_variance(std::size_t n, Value value) {
+    if (n < 2) return 0;
+    double sq = 0;
+    for (std::size_t i = 0; i + 1 < n; ++i) sq += (value(i + 1) - value(i)) * (value(i + 1) - value(i));
+    return sq / (2.0 * double(n - 1));
+}
+
+// The makespan of a launch whose blocks' steps are random: its mean and
+// variance over replications of them (replicate(rng, steps) draws one; fixed
+// seed). The busiest MP's load is a maximum, so noise in the blocks raises
+// it: the makespan of the blocks' expected steps alone is low.
+struct makespan_spread {
+    double mean = 0, var = 0;
+};
+template <class Replicate>
+makespan_spread replicated_makespan(std::size_t nblocks, std::uint64_t k, Replicate replicate) {
+    const std::uint64_t reps = std::clamp<std::uint64_t>((std::uint64_t(1) << 20) / std::max<std::size_t>(1, nblocks), 8, 64);
+    std::mt19937_64 rng(0x5eed);
+    std::vector<std::uint64_t> v(nblocks);
+    double sum = 0, sq = 0;
+    for (std::uint64_t r = 0; r < reps; ++r) {
+        replicate(rng, v);
+        const double m = double(greedy_makespan(v, k));
+        sum += m;
+        sq += m * m;
+    }
+    const double mean = sum / double(reps);
+    return {mean, std::max(0.0, (sq - double(reps) * mean * mean) / double(reps - 1))};
+}
+
+std::uint64_t nonnegative(double x) { return static_cast<std::uint64_t>(std::llround(std::max(0.0, x))); }
 
 }  // namespace
 
 struct executor::engine {
     // One runner per host thread that runs blocks (created on first use).
     std::vector<std::unique_ptr<block_runner>> runners;
+    synth_regions synth;                               // self-filling memory with a fill
+    std::vector<std::pair<void*, std::size_t>> maps;   // every self-filling region's mapping
 };
 
 executor::executor(model::device dev, engine_options opt)
@@ -1107,9 +1330,60 @@ executor::executor(model::device dev, engine_options opt)
 
 executor::~executor() {
     for (auto [p, n] : m_allocations) std::free(p);
+    for (auto [p, n] : m_engine->maps) munmap(p, n);
+}
+
+void* executor::allocate_synthesized(std::size_t bytes, std::function<void(std::uint64_t, std::uint64_t, void*)> fill) {
+    const std::size_t rounded = std::max<std::size_t>(4096, (bytes + 4095) / 4096 * 4096);
+    // Pages come from the kernel zeroed on first touch: untouched ones cost nothing.
+    void* p = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    m_engine->maps.emplace_back(p, rounded);
+    if (fill) {
+        auto r = std::make_unique<synth_region>();
+        r->base = static_cast<std::byte*>(p);
+        r->bytes = bytes;
+        r->fill = std::move(fill);
+        r->ready = std::make_unique<std::atomic<std::uint8_t>[]>(r->units());
+        m_engine->synth.push_back(std::move(r));
+    }
+    return p;
+}
+
+void executor::refill_synthesized(const void* p, std::function<void(std::uint64_t, std::uint64_t, void*)> fill) {
+    auto& synth = m_engine->synth;
+    const auto r = std::find_if(synth.begin(), synth.end(), [&](const auto& e) { return e->base == p; });
+    AGPU_CHECK(r != synth.end(), "refill_synthesized: not the start of self-filling memory with a fill");
+    (*r)->fill = std::move(fill);
+    (*r)->ready = std::make_unique<std::atomic<std::uint8_t>[]>((*r)->units());
+}
+
+void executor::release_synthesized(const void* p) {
+    auto& maps = m_engine->maps;
+    const auto m = std::find_if(maps.begin(), maps.end(), [&](const auto& e) { return e.first == p; });
+    AGPU_CHECK(m != maps.end(), "release_synthesized: not the start of self-filling memory");
+    auto& synth = m_engine->synth;
+    synth.erase(std::remove_if(synth.begin(), synth.end(), [&](const auto& r) { return r->base == p; }), synth.end());
+    munmap(m->first, m->second);
+    maps.erase(m);
+}
+
+void executor::materialize_bytes(const void* p, std::size_t bytes) {
+    if (bytes == 0) return;
+    for (auto& r : m_engine->synth)
+        if (r->holds(p)) r->touch(p, bytes);
 }
 
 std::string to_string(sim_mode m) { return m == sim_mode::exact ? "exact" : "sampled"; }
+
+std::string to_string(launch_estimate e) {
+    switch (e) {
+        case launch_estimate::exact: return "exact";
+        case launch_estimate::stratified: return "stratified";
+        case launch_estimate::linear: break;
+    }
+    return "linear";
+}
 
 bool launch_record::sampled() const {
     return blocks_recorded > 0 && blocks_recorded < std::uint64_t(grid.x) * grid.y * grid.z;
@@ -1135,10 +1409,9 @@ std::array<double, counter_count> run_record::relative_error_95() const {
     return out;
 }
 
-void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, std::size_t dynamic_shared_bytes,
-                          void (*body)(void*), void* arg) {
+void executor::check_launch(const std::string& kname, kl::dim3 grid, kl::dim3 block,
+                            std::size_t dynamic_shared_bytes) const {
     const model::machine& m = m_dev.agpu;
-    const std::string kname(name);
     const std::uint64_t nthreads = std::uint64_t(block.x) * block.y * block.z;
     const std::uint64_t nblocks = std::uint64_t(grid.x) * grid.y * grid.z;
     if (nthreads == 0 || nblocks == 0)
@@ -1154,6 +1427,132 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
         throw kernel_error("kernel " + kname + ": dynamic shared memory of " +
                            std::to_string((dynamic_shared_bytes + m.word_bytes() - 1) / m.word_bytes()) +
                            " words exceeds M = " + std::to_string(m.M) + " words (device " + m_dev.id + ")");
+}
+
+unsigned executor::workers_for(std::uint64_t blocks) const {
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned want = m_opt.threads ? m_opt.threads : cores;
+    return unsigned(std::max<std::uint64_t>(1, std::min<std::uint64_t>(want, blocks)));
+}
+
+void executor::run_blocks_of(const std::string& kname, kl::dim3 grid, kl::dim3 block, std::size_t dynamic_shared_bytes,
+                             void (*body)(void*), void* arg, std::uint64_t count,
+                             const std::function<std::uint64_t(std::uint64_t)>& block_at,
+                             const std::function<bool(std::uint64_t)>& recorded, unsigned workers,
+                             const block_done& done) {
+    if (count == 0) return;
+    const model::machine& m = m_dev.agpu;
+    auto& runners = m_engine->runners;
+    while (runners.size() < workers) runners.push_back(std::make_unique<block_runner>(m, m_opt));
+    synth_regions* synth = m_engine->synth.empty() ? nullptr : &m_engine->synth;
+    for (unsigned w = 0; w < workers; ++w)
+        runners[w]->prepare(kname, grid, block, dynamic_shared_bytes, body, arg, synth);
+    struct reset_globals {
+        ~reset_globals() {
+            g_block = nullptr;
+            g_current = nullptr;
+        }
+    } reset;
+    auto run_one = [&](unsigned w, std::uint64_t bid) {
+        auto& r = *runners[w];
+        const bool record = recorded(bid);
+        const std::uint64_t steps = r.run(bid, record);
+        done(w, bid, record, steps, r.bcounts, r.bc.shared_used);
+    };
+
+    // The first block alone: blocks that made a global atomic may wait on each
+    // other in block order (a decoupled look-back), so then the rest run in order.
+    run_one(0, block_at(0));
+    const bool parallel = workers > 1 && !runners[0]->bc.global_atomic;
+    if (!parallel) {
+        for (std::uint64_t i = 1; i < count; ++i) run_one(0, block_at(i));
+        return;
+    }
+    // Blocks are claimed in order; after a kernel error no block beyond the
+    // failing one starts, and the lowest failing block's error is thrown, so
+    // errors too are the same for any number of threads.
+    std::atomic<std::uint64_t> next{1}, stop{count};
+    std::mutex error_mutex;
+    std::uint64_t error_at = count;
+    std::exception_ptr error;
+    auto work = [&](unsigned w) {
+        while (true) {
+            const std::uint64_t i = next.fetch_add(1);
+            if (i >= count || i > stop.load()) break;
+            try {
+                run_one(w, block_at(i));
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(error_mutex);
+                if (i < error_at) {
+                    error_at = i;
+                    error = std::current_exception();
+                    stop = i;
+                }
+            }
+        }
+        g_block = nullptr;
+        g_current = nullptr;
+    };
+    std::vector<std::thread> pool;
+    for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work, w);
+    work(0);
+    for (auto& t : pool) t.join();
+    if (error) std::rethrow_exception(error);
+}
+
+std::vector<std::uint64_t> executor::probe_blocks(std::uint64_t nblocks, std::uint64_t count) const {
+    std::vector<std::uint64_t> out;
+    if (count >= nblocks) {
+        out.resize(nblocks);
+        std::iota(out.begin(), out.end(), std::uint64_t(0));
+        return out;
+    }
+    // Stratum h covers [h·N/count, (h+1)·N/count); seeded like the launch's strata.
+    const std::uint64_t launch_index = m_record.launches.size();
+    for (std::uint64_t h = 0; h < count; ++h) {
+        const std::uint64_t lo = h * nblocks / count, hi = (h + 1) * nblocks / count;
+        out.push_back(lo + splitmix(m_opt.sample_seed ^ splitmix(launch_index * 0x100000001ull + h)) % (hi - lo));
+    }
+    return out;
+}
+
+std::vector<block_sample> executor::run_listed_blocks(std::span<const std::uint64_t> blocks, std::string_view name,
+                                                      kl::dim3 grid, kl::dim3 block, std::size_t dynamic_shared_bytes,
+                                                      void (*body)(void*), void* arg) {
+    const std::string kname(name);
+    check_launch(kname, grid, block, dynamic_shared_bytes);
+    const std::uint64_t nblocks = std::uint64_t(grid.x) * grid.y * grid.z;
+    std::vector<block_sample> out(blocks.size());
+    std::vector<std::pair<std::uint64_t, std::size_t>> at;  // (block, position), sorted
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+        AGPU_CHECK(blocks[i] < nblocks, "run_blocks: a block beyond the grid");
+        out[i].block = blocks[i];
+        at.emplace_back(blocks[i], i);
+    }
+    std::sort(at.begin(), at.end());
+    AGPU_CHECK(std::adjacent_find(at.begin(), at.end(), [](auto x, auto y) { return x.first == y.first; }) == at.end(),
+               "run_blocks: a block listed twice");
+    const std::uint64_t wb = m_dev.agpu.word_bytes();
+    run_blocks_of(
+        kname, grid, block, dynamic_shared_bytes, body, arg, blocks.size(),
+        [&](std::uint64_t i) { return blocks[i]; }, [](std::uint64_t) { return true; }, workers_for(blocks.size()),
+        [&](unsigned, std::uint64_t bid, bool, std::uint64_t steps, const counts& c, std::uint64_t shared_bytes) {
+            auto& s = out[std::lower_bound(at.begin(), at.end(), std::pair{bid, std::size_t(0)})->second];
+            s.c = c;  // each block's own slot: no lock needed
+            s.c[counter::shared_words_max] = (shared_bytes + wb - 1) / wb;
+            s.steps = steps;
+            if (m_opt.progress) m_opt.progress(std::uint64_t(block.x) * block.y * block.z);
+        });
+    return out;
+}
+
+void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, std::size_t dynamic_shared_bytes,
+                          void (*body)(void*), void* arg) {
+    const model::machine& m = m_dev.agpu;
+    const std::string kname(name);
+    check_launch(kname, grid, block, dynamic_shared_bytes);
+    const std::uint64_t nthreads = std::uint64_t(block.x) * block.y * block.z;
+    const std::uint64_t nblocks = std::uint64_t(grid.x) * grid.y * grid.z;
 
     launch_record rec;
     rec.kernel = kname;
@@ -1164,93 +1563,49 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
     rec.c[counter::thread_blocks] = nblocks;
     rec.c[counter::threads] = nblocks * nthreads;
 
-    const sample_plan plan = plan_sample(nblocks, m_opt, m_record.launches.size());
+    const sample_plan plan =
+        m_opt.mode == sim_mode::sampled
+            ? plan_sample(nblocks, m_strata ? m_strata : m_opt.sample_strata, m_opt.sample_seed, m_record.launches.size())
+            : sample_plan{};
     const bool sampled = plan.strata > 0;
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    const unsigned want = m_opt.threads ? m_opt.threads : cores;
-    const unsigned workers = unsigned(std::min<std::uint64_t>(want, nblocks));
-    auto& runners = m_engine->runners;
-    while (runners.size() < workers) runners.push_back(std::make_unique<block_runner>(m, m_opt));
-    for (unsigned w = 0; w < workers; ++w) runners[w]->prepare(kname, grid, block, dynamic_shared_bytes, body, arg);
-    struct reset_globals {
-        ~reset_globals() {
-            g_block = nullptr;
-            g_current = nullptr;
-        }
-    } reset;
+    const unsigned workers = workers_for(nblocks);
 
     // Per block: steps (recorded blocks). Exact: each worker's summed counters;
     // sampled: each recorded block's counters.
     std::vector<std::uint64_t> block_steps(nblocks, 0);
     std::vector<counts> sums(workers);
-    std::vector<counts> recorded_counts(sampled ? plan.recorded.size() : 0);
+    // A small launch on synthesized inputs, every block recorded: each block's counters (for the variance).
+    const bool whole_synth = !sampled && m_synthesized && m_opt.mode == sim_mode::sampled;
+    std::vector<counts> recorded_counts(sampled ? plan.recorded.size() : whole_synth ? nblocks : 0);
     std::vector<std::uint64_t> shared_bytes_max(workers, 0);
 
-    auto run_one = [&](unsigned w, std::uint64_t bid) {
-        auto& r = *runners[w];
-        const bool record = plan.is_recorded(bid);
-        const std::uint64_t steps = r.run(bid, record);
-        if (record) {
-            block_steps[bid] = steps;
-            if (sampled) {
-                const auto at = std::lower_bound(plan.recorded.begin(), plan.recorded.end(), bid) - plan.recorded.begin();
-                recorded_counts[std::size_t(at)] = r.bcounts;
-            } else {
-                sums[w].merge(r.bcounts);
-            }
-        }
-        shared_bytes_max[w] = std::max<std::uint64_t>(shared_bytes_max[w], r.bc.shared_used);
-        if (m_opt.progress) m_opt.progress(nthreads);
-    };
-
-    // The blocks to run, in order: all, or in a sampled data-independent
-    // launch only the recorded ones.
-    const bool skip = sampled && m_data_independent;
-    std::vector<std::uint64_t> order;
-    if (skip) order = plan.recorded;
-    const std::uint64_t runs = skip ? order.size() : nblocks;
-    auto block_at = [&](std::uint64_t i) { return skip ? order[i] : i; };
+    // The blocks to run, in order: all, or in a sampled launch whose
+    // unrecorded blocks need not run (data-independent, synthesized inputs)
+    // only the recorded ones.
+    const bool skip = sampled && m_skip_unrecorded;
+    const std::uint64_t runs = skip ? plan.recorded.size() : nblocks;
     rec.blocks_skipped = nblocks - runs;
-
-    // Block 0 alone: blocks that made a global atomic may wait on each other
-    // in block order (a decoupled look-back), so then the rest run in order.
-    run_one(0, 0);
-    const bool parallel = workers > 1 && !runners[0]->bc.global_atomic;
-    if (!parallel) {
-        for (std::uint64_t i = 1; i < runs; ++i) run_one(0, block_at(i));
-    } else {
-        // Blocks are claimed in order; after a kernel error no block beyond the
-        // failing one starts, and the lowest failing block's error is thrown,
-        // so errors too are the same for any number of threads.
-        std::atomic<std::uint64_t> next{1}, stop{runs};
-        std::mutex error_mutex;
-        std::uint64_t error_at = runs;
-        std::exception_ptr error;
-        auto work = [&](unsigned w) {
-            while (true) {
-                const std::uint64_t i = next.fetch_add(1);
-                if (i >= runs || i > stop.load()) break;
-                try {
-                    run_one(w, block_at(i));
-                } catch (...) {
-                    std::lock_guard<std::mutex> lock(error_mutex);
-                    if (i < error_at) {
-                        error_at = i;
-                        error = std::current_exception();
-                        stop = i;
-                    }
+    run_blocks_of(
+        kname, grid, block, dynamic_shared_bytes, body, arg, runs,
+        [&](std::uint64_t i) { return skip ? plan.recorded[i] : i; },
+        [&](std::uint64_t bid) { return plan.is_recorded(bid); }, workers,
+        [&](unsigned w, std::uint64_t bid, bool record, std::uint64_t steps, const counts& c, std::uint64_t shared) {
+            if (record) {
+                block_steps[bid] = steps;
+                if (sampled) {
+                    const auto at =
+                        std::lower_bound(plan.recorded.begin(), plan.recorded.end(), bid) - plan.recorded.begin();
+                    recorded_counts[std::size_t(at)] = c;
+                } else {
+                    sums[w].merge(c);
+                    if (whole_synth) recorded_counts[bid] = c;
                 }
             }
-            g_block = nullptr;
-            g_current = nullptr;
-        };
-        std::vector<std::thread> pool;
-        for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work, w);
-        work(0);
-        for (auto& t : pool) t.join();
-        if (error) std::rethrow_exception(error);
-    }
+            shared_bytes_max[w] = std::max<std::uint64_t>(shared_bytes_max[w], shared);
+            if (m_opt.progress) m_opt.progress(nthreads);
+        });
 
+    if (m_opt.progress && rec.blocks_skipped) m_opt.progress(nthreads * rec.blocks_skipped);  // done, at no cost
     std::uint64_t shared_max = 0;
     for (auto v : shared_bytes_max) shared_max = std::max(shared_max, v);
     const std::uint64_t k = std::min<std::uint64_t>(m.k(), nblocks);
@@ -1258,31 +1613,47 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
         for (const auto& s : sums) rec.c.merge(s);
         rec.c[counter::time_steps] = greedy_makespan(block_steps, k);
         rec.blocks_recorded = nblocks;
+        if (whole_synth && nblocks > 1) {
+            // Every block recorded, but on synthesized data: the run's own
+            // blocks deviate from their expectation as much as these, so a
+            // total's variance is 2·N·s² (s² over the blocks, in order); the
+            // makespan's, twice its spread under the blocks' noise.
+            const double widen = t_factor(nblocks - 1) * t_factor(nblocks - 1);
+            for (std::size_t i = 0; i < counter_count; ++i) {
+                if (exact_counter(static_cast<counter>(i)) || counter_table[i].agg != aggregation::sum) continue;
+                const double s2 = successive_variance(nblocks, [&](std::size_t b) { return double(recorded_counts[b].v[i]); });
+                rec.variance[i] = 2.0 * double(nblocks) * s2 * widen;
+            }
+            const double sd = std::sqrt(successive_variance(nblocks, [&](std::size_t b) { return double(block_steps[b]); }));
+            const auto spread = replicated_makespan(nblocks, k, [&](std::mt19937_64& rng, std::vector<std::uint64_t>& v) {
+                std::normal_distribution<double> noise(0.0, sd);
+                for (std::size_t b = 0; b < nblocks; ++b) v[b] = nonnegative(double(block_steps[b]) + noise(rng));
+            });
+            rec.variance[std::size_t(counter::time_steps)] = 2.0 * spread.var * widen;
+        }
     } else {
         // Stratified extrapolation: an edge block counts for itself, stratum h's
         // recorded block y_h for the N_h blocks of its stratum. The variance of
         // the sum over the N interior blocks is estimated from successive
         // differences of the strata's samples (robust to a smooth trend across
-        // the grid): V = N²(1 - S/N)·s²/S, s² = Σ(y_{h+1} - y_h)² / (2(S - 1)).
+        // the grid): V = N²(1 ∓ S/N)·s²/S, widened by Student's t for S - 1
+        // degrees of freedom. 1 - S/N: the blocks are a sample of the run's
+        // own; 1 + S/N: of synthesized data, from which the run's own blocks
+        // deviate too.
         const std::uint64_t S = plan.strata, N = plan.interior;
-        const double fpc = 1.0 - double(S) / double(N);
+        const double fpc = m_synthesized ? 1.0 + double(S) / double(N) : 1.0 - double(S) / double(N);
+        const double widen = t_factor(S - 1) * t_factor(S - 1);
         auto stratum_size = [&](std::uint64_t h) { return plan.stratum_begin(h + 1) - plan.stratum_begin(h); };
         auto extrapolate = [&](auto value, double& variance) {  // value(recorded index) -> double
             double total = value(0) + value(S + 1);
-            double sq = 0;
-            for (std::uint64_t h = 0; h < S; ++h) {
-                total += double(stratum_size(h)) * value(h + 1);
-                if (h + 1 < S) sq += (value(h + 2) - value(h + 1)) * (value(h + 2) - value(h + 1));
-            }
-            const double s2 = S > 1 ? sq / (2.0 * double(S - 1)) : 0.0;
-            variance = double(N) * double(N) * fpc * s2 / double(S);
+            for (std::uint64_t h = 0; h < S; ++h) total += double(stratum_size(h)) * value(h + 1);
+            const double s2 = successive_variance(S, [&](std::size_t h) { return value(h + 1); });
+            variance = double(N) * double(N) * fpc * s2 / double(S) * widen;
             return total;
         };
         for (std::size_t i = 0; i < counter_count; ++i) {
             const auto c = static_cast<counter>(i);
-            if (c == counter::launches || c == counter::thread_blocks || c == counter::threads ||
-                c == counter::time_steps)
-                continue;
+            if (exact_counter(c) || c == counter::time_steps) continue;
             if (counter_table[i].agg != aggregation::sum) {
                 for (const auto& rc : recorded_counts) rec.c.v[i] = std::max(rec.c.v[i], rc.v[i]);
                 continue;
@@ -1304,12 +1675,224 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
             extrapolate([&](std::size_t j) { return double(block_steps[plan.recorded[j]]); }, steps_var);
         const std::uint64_t makespan = greedy_makespan(block_steps, k);
         rec.c[counter::time_steps] = makespan;
-        if (steps_sum > 0) rec.variance[std::size_t(counter::time_steps)] =
-            steps_var * (double(makespan) / steps_sum) * (double(makespan) / steps_sum);
+        if (steps_sum > 0)
+            rec.variance[std::size_t(counter::time_steps)] =
+                steps_var * (double(makespan) / steps_sum) * (double(makespan) / steps_sum);
         rec.blocks_recorded = plan.recorded.size();
+        rec.estimate = launch_estimate::stratified;
     }
     rec.c[counter::shared_words_max] = (shared_max + m.word_bytes() - 1) / m.word_bytes();
     rec.mps_used = k;
+    m_record.launches.push_back(std::move(rec));
+}
+
+void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3 block,
+                                  std::size_t dynamic_shared_bytes, std::span<const std::uint64_t> work,
+                                  std::span<const std::uint8_t> klass, std::span<const double> typical_work,
+                                  std::span<const block_sample> known, std::span<const work_sample> samples,
+                                  std::span<const std::uint64_t> themselves) {
+    const model::machine& m = m_dev.agpu;
+    const std::string kname(name);
+    check_launch(kname, grid, block, dynamic_shared_bytes);
+    const std::uint64_t nthreads = std::uint64_t(block.x) * block.y * block.z;
+    const std::uint64_t nblocks = std::uint64_t(grid.x) * grid.y * grid.z;
+    AGPU_CHECK(work.size() == nblocks && (klass.empty() || klass.size() == nblocks) &&
+                   (typical_work.empty() || typical_work.size() == nblocks) && (known.empty() || known.size() == nblocks),
+               "record_work_launch: one work entry (and class, typical work) per block");
+    auto class_of = [&](std::uint64_t b) { return klass.empty() ? 0u : unsigned(klass[b]); };
+    std::vector<const work_sample*> own_of(nblocks, nullptr);  // the whole-block sample of a block counted as itself
+    for (const auto& s : samples)
+        AGPU_CHECK(s.block < nblocks && s.work <= work[s.block], "record_work_launch: a sample outside its block's work");
+    for (auto b : themselves) {
+        AGPU_CHECK(b < nblocks, "record_work_launch: a block beyond the grid");
+        for (const auto& s : samples)
+            if (s.block == b && s.work == work[b]) own_of[b] = &s;
+        AGPU_CHECK(own_of[b], "record_work_launch: a block counted as itself needs a sample of its whole work");
+    }
+
+    // One class's model: its sampled blocks (ids), the line fitted over their
+    // points (least squares; slope 0 where all did the same work), the count
+    // and work of the blocks it stands for.
+    struct line {
+        double a = 0, b = 0;
+        double at(double x) const { return a + b * x; }
+    };
+    struct model_class {
+        std::vector<std::uint64_t> ids;
+        double n = 0, w = 0, fpc = 0, widen = 0;
+        bool lines_each = true;  // every sampled block has points at two works (probes)
+    };
+    unsigned classes = 1;
+    for (std::uint64_t b = 0; b < nblocks; ++b) classes = std::max(classes, class_of(b) + 1);
+    std::vector<model_class> cls(classes);
+    for (std::uint64_t b = 0; b < nblocks; ++b)
+        if (!own_of[b]) {
+            cls[class_of(b)].n += 1;
+            cls[class_of(b)].w += double(work[b]);
+        }
+    for (const auto& s : samples)
+        if (!own_of[s.block] && std::find(cls[class_of(s.block)].ids.begin(), cls[class_of(s.block)].ids.end(), s.block) ==
+                                    cls[class_of(s.block)].ids.end())
+            cls[class_of(s.block)].ids.push_back(s.block);
+    for (auto& c : cls) {
+        if (c.n == 0) continue;
+        AGPU_CHECK(c.ids.size() >= 2, "record_work_launch: at least 2 sampled blocks for each class it models");
+        const double S = double(c.ids.size());
+        c.fpc = m_synthesized ? 1.0 + S / c.n : std::max(0.0, 1.0 - S / c.n);
+        c.widen = t_factor(c.ids.size() - 1) * t_factor(c.ids.size() - 1);
+        for (auto id : c.ids)
+            c.lines_each &= std::count_if(samples.begin(), samples.end(), [&](const work_sample& s) { return s.block == id; }) > 1;
+    }
+    auto fit = [&](const model_class& c, auto value, std::size_t skip) {  // value(work_sample) -> double
+        double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+        for (const auto& s : samples) {
+            if (own_of[s.block] || std::find(c.ids.begin(), c.ids.end(), s.block) == c.ids.end()) continue;
+            if (skip < c.ids.size() && s.block == c.ids[skip]) continue;
+            const double x = double(s.work), y = value(s);
+            n += 1, sx += x, sy += y, sxx += x * x, sxy += x * y;
+        }
+        const double vx = sxx - sx * sx / n;
+        line l;
+        l.b = vx > 1e-9 * sxx ? (sxy - sx * sy / n) / vx : 0.0;
+        l.a = (sy - l.b * sx) / n;
+        return l;
+    };
+    // A value's total over the launch (the blocks counted as themselves plus
+    // each class's line over its blocks) and its variance: a jackknife over
+    // each class's sampled blocks. lines: each class's full fit.
+    // value(block_sample) -> double; a sample's modeled value is its value less its known part's.
+    auto estimate = [&](auto value, double& variance, std::vector<line>& lines) {
+        const auto y = [&](const work_sample& s) { return value(s.at) - value(s.known); };
+        double total = 0;
+        for (auto b : themselves) total += value(own_of[b]->at);
+        if (!known.empty())
+            for (std::uint64_t b = 0; b < nblocks; ++b)
+                if (!own_of[b]) total += value(known[b]);
+        variance = 0;
+        lines.assign(classes, {});
+        for (unsigned k = 0; k < classes; ++k) {
+            const auto& c = cls[k];
+            if (c.n == 0) continue;
+            lines[k] = fit(c, y, c.ids.size());
+            total += c.n * lines[k].a + c.w * lines[k].b;
+            const std::size_t S = c.ids.size();
+            std::vector<double> loo(S);
+            double mean = 0;
+            for (std::size_t j = 0; j < S; ++j) {
+                const line l = fit(c, y, j);
+                loo[j] = c.n * l.a + c.w * l.b;
+                mean += loo[j] / double(S);
+            }
+            double sq = 0;
+            for (double x : loo) sq += (x - mean) * (x - mean);
+            variance += double(S - 1) / double(S) * sq * c.fpc * c.widen;
+            // On synthesized data the run's own blocks' known parts differ too:
+            // twice the class's spread of known parts about their line in the
+            // work, over its blocks (the run's and these deviate alike).
+            if (m_synthesized && !known.empty()) {
+                double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
+                for (std::uint64_t b = 0; b < nblocks; ++b)
+                    if (!own_of[b] && class_of(b) == k) {
+                        const double x = double(work[b]), v = value(known[b]);
+                        n += 1, sx += x, sy += v, sxx += x * x, sxy += x * v, syy += v * v;
+                    }
+                if (n > 2) {
+                    const double vx = sxx - sx * sx / n, vy = syy - sy * sy / n, cxy = sxy - sx * sy / n;
+                    const double res = std::max(0.0, vx > 1e-9 * sxx ? vy - cxy * cxy / vx : vy);
+                    variance += 2.0 * res / (n - 2) * n;
+                }
+            }
+        }
+        return total;
+    };
+
+    launch_record rec;
+    rec.kernel = kname;
+    rec.grid = grid;
+    rec.block = block;
+    rec.dynamic_shared_bytes = dynamic_shared_bytes;
+    rec.estimate = launch_estimate::linear;
+    rec.c[counter::launches] = 1;
+    rec.c[counter::thread_blocks] = nblocks;
+    rec.c[counter::threads] = nblocks * nthreads;
+    std::vector<line> lines;
+    for (std::size_t i = 0; i < counter_count; ++i) {
+        const auto c = static_cast<counter>(i);
+        if (exact_counter(c) || c == counter::time_steps) continue;
+        if (counter_table[i].agg != aggregation::sum) {
+            for (const auto& s : samples) rec.c.v[i] = std::max(rec.c.v[i], s.at.c.v[i]);
+            continue;
+        }
+        double var = 0;
+        rec.c.v[i] = nonnegative(estimate([&](const block_sample& b) { return double(b.c.v[i]); }, var, lines));
+        rec.variance[i] = var;
+    }
+
+    // Time. Each modeled block's steps: its class's line at its work, plus
+    // noise of the class's sampled blocks' spread about the line at their
+    // whole work (each from its own points); the blocks counted as themselves,
+    // their steps (plus that noise, on synthesized data); placed on the MPs as
+    // in an exact run. The makespan is the mean over replications; its
+    // variance, the steps total's scaled by (makespan / total)², plus the
+    // replications' spread.
+    auto steps_of = [](const block_sample& b) { return double(b.steps); };
+    double steps_var = 0;
+    const double steps_total = estimate(steps_of, steps_var, lines);
+    auto known_steps = [&](std::uint64_t b) { return known.empty() ? 0.0 : double(known[b].steps); };
+    std::vector<double> sd(classes, 0.0);
+    for (unsigned k = 0; k < classes; ++k) {
+        const auto& c = cls[k];
+        if (c.n == 0) continue;
+        double res = 0;
+        for (auto id : c.ids) {
+            double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+            for (const auto& s : samples)
+                if (s.block == id) {
+                    const double x = double(s.work), y = steps_of(s.at) - steps_of(s.known);
+                    n += 1, sx += x, sy += y, sxx += x * x, sxy += x * y;
+                }
+            const double vx = sxx - sx * sx / n, b = vx > 1e-9 * sxx ? (sxy - sx * sy / n) / vx : lines[k].b;
+            const double own = (sy - b * sx) / n + b * double(work[id]);
+            res += (own - lines[k].at(double(work[id]))) * (own - lines[k].at(double(work[id])));
+        }
+        // Degrees of freedom: S - 1 about a mean of per-block lines, S - 2 about a fitted one.
+        const std::size_t dof = c.ids.size() - (c.lines_each ? 1 : 2);
+        sd[k] = dof > 0 ? std::sqrt(res / double(dof)) : 0.0;
+    }
+    const std::uint64_t k = std::min<std::uint64_t>(m.k(), nblocks);
+    // On synthesized data the run's own blocks have other work too: each
+    // replication draws a modeled block's work as its typical work plus a
+    // deviation from typical drawn from the launch's.
+    std::vector<double> deviations;
+    if (m_synthesized && !typical_work.empty())
+        for (std::uint64_t b = 0; b < nblocks; ++b)
+            if (!own_of[b]) deviations.push_back(double(work[b]) - typical_work[b]);
+    const auto spread = replicated_makespan(nblocks, k, [&](std::mt19937_64& rng, std::vector<std::uint64_t>& v) {
+        for (std::uint64_t b = 0; b < nblocks; ++b) {
+            std::normal_distribution<double> noise(0.0, sd[class_of(b)]);
+            if (own_of[b]) {
+                v[b] = nonnegative(double(own_of[b]->at.steps) + (m_synthesized ? noise(rng) : 0.0));
+                continue;
+            }
+            const double x = deviations.empty() ? double(work[b])
+                                                : std::max(0.0, typical_work[b] + deviations[rng() % deviations.size()]);
+            v[b] = nonnegative(known_steps(b) + lines[class_of(b)].at(x) + noise(rng));
+        }
+    });
+    rec.c[counter::time_steps] = nonnegative(spread.mean);
+    if (steps_total > 0)
+        rec.variance[std::size_t(counter::time_steps)] =
+            steps_var * (spread.mean / steps_total) * (spread.mean / steps_total) + spread.var;
+    rec.mps_used = k;
+    std::uint64_t sampled_blocks = themselves.size();
+    for (const auto& c : cls) sampled_blocks += c.ids.size();
+    std::set<std::uint64_t> shortened;
+    for (const auto& s : samples)
+        if (s.work < work[s.block]) shortened.insert(s.block);
+    rec.blocks_shortened = shortened.size();
+    rec.blocks_recorded = sampled_blocks;
+    rec.blocks_skipped = nblocks - sampled_blocks;
+    if (m_opt.progress && rec.blocks_skipped) m_opt.progress(nthreads * rec.blocks_skipped);
     m_record.launches.push_back(std::move(rec));
 }
 

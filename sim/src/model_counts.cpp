@@ -53,13 +53,33 @@ mode_request parse_mode(const std::string& text, const std::string& option) {
     throw input_error(option, "must be exact, sampled or auto, got '" + text + "'");
 }
 
+namespace {
+
+// The closed form's counts, with its estimate of the simulator's lane
+// accesses where the counts give none.
+model::counts estimate_basis(const model::closed_form& cf, const model::partial_counts& p, const model::device& dev,
+                             std::uint64_t n, const model::param_values& params) {
+    model::counts partial;
+    for (const auto& [c, v] : p) partial[c] = v;
+    if (!p.count(counter::lane_accesses) && !p.count(counter::warp_instructions) && cf.simulation_lanes)
+        partial[counter::lane_accesses] = static_cast<std::uint64_t>(cf.simulation_lanes(dev.agpu, n, params));
+    return partial;
+}
+
+}  // namespace
+
 double exact_simulation_estimate(const algorithm& algo, const model::device& dev, std::uint64_t n,
                                  const model::param_values& params) {
     const auto* cf = model::find_closed_form(algo.spec.key);
     if (!cf) return 0;
-    model::counts partial;
-    for (const auto& [c, v] : cf->costs(dev.agpu, n, params)) partial[c] = v;
-    return simulation_seconds_estimate(partial, n);
+    return simulation_seconds_estimate(estimate_basis(*cf, cf->costs(dev.agpu, n, params), dev, n, params), n);
+}
+
+double sampled_simulation_estimate(const algorithm& algo, const model::device& dev, std::uint64_t n,
+                                   const model::param_values& params) {
+    if (algo.sampled_lanes)
+        if (const double lanes = algo.sampled_lanes(dev.agpu, n, params); lanes > 0) return 3e-8 * lanes;
+    return sampled_fraction * exact_simulation_estimate(algo, dev, n, params);
 }
 
 sim_mode resolve_mode(mode_request r, const algorithm& algo, const model::device& dev, std::uint64_t n,
@@ -99,11 +119,9 @@ model_counts count_run(const algorithm& algo, const model::device& dev, std::uin
             out.check = {true, "not run (closed form)"};
             return out;
         }
-        model::counts partial;
-        for (const auto& [c, v] : p) partial[c] = v;
-        const double exact_est = simulation_seconds_estimate(partial, n);
+        const double exact_est = simulation_seconds_estimate(estimate_basis(*cf, p, dev, n, params), n);
         if (opt.mode == mode_request::automatic && exact_est > auto_exact_seconds) mode = sim_mode::sampled;
-        const double est = mode == sim_mode::sampled ? sampled_fraction * exact_est : exact_est;
+        const double est = mode == sim_mode::sampled ? sampled_simulation_estimate(algo, dev, n, params) : exact_est;
         missing.clear();
         for (auto c : time_model_counters())
             if (!p.count(c)) missing += (missing.empty() ? "" : ", ") + std::string(model::info(c).name);

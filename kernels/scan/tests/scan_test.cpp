@@ -56,7 +56,8 @@ namespace {
 // The drivers on values of the whole range, so that the sums wrap.
 template <class T>
 void expect_wrapping_scans(const std::string& dev, std::uint64_t n) {
-    const auto h = agpu::kernels::random_values<T>(n, 3, T(0), ~T(0));
+    const auto values = agpu::kernels::random_values<T>(n, 3, T(0), ~T(0));
+    const auto& h = *values;
     for (bool exclusive : {false, true})
         for (bool chained : {false, true}) {
             sim::executor ex(model::resolve_device(dev));

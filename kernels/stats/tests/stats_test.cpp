@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <random>
+#include <utility>
 
 #include "agpu/model/catalog.hpp"
 #include "agpu/model/closed_form.hpp"
@@ -72,6 +73,30 @@ model::device h100_with_mps(std::uint64_t k) {
 }
 
 }  // namespace
+
+// Sampled runs of the data-independent algorithms read an input that fills
+// itself: where every block ran (few blocks) the results are checked on it;
+// where blocks were skipped they are not, and the counts are the exact run's.
+TEST(Stats, SampledRunsOnSelfFillingInput) {
+    const auto dev = model::resolve_device("h100");
+    sim::engine_options opt;
+    opt.mode = sim::sim_mode::sampled;
+    for (const auto& [key, n] : {std::pair{"stats/fused", std::uint64_t(1) << 24}, std::pair{"stats/pairwise", std::uint64_t(1) << 18}}) {
+        const auto& a = sim::find_algorithm(key);
+        const auto p = model::parse_params(a.spec, {});
+        const auto small = sim::simulate(a, dev, 1000, p, 1, opt);
+        EXPECT_TRUE(small.check.passed) << key << ": " << small.check.detail;
+        EXPECT_NE(small.check.detail.rfind("not checked", 0), 0u) << key;
+        const auto sampled = sim::simulate(a, dev, n, p, 1, opt);
+        EXPECT_EQ(sampled.check.detail.rfind("not checked", 0), 0u) << key;
+        EXPECT_GT(sampled.record.blocks_skipped(), 0u) << key;
+        const auto exact = sim::simulate(a, dev, n, p, 1).record.totals();
+        for (const auto c : {model::counter::time_steps, model::counter::global_sectors}) {
+            const double x = double(exact[c]), y = double(sampled.record.totals()[c]);
+            EXPECT_NEAR(y, x, 1e-3 * x) << key << " " << model::info(c).name;
+        }
+    }
+}
 
 TEST(Stats, ClosedFormsEqualTheSimulator) {
     for (const char* id : {"h100", "h100-b64", "geforce-gtx280"}) {  // b = 32, 64, 16

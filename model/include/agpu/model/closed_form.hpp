@@ -27,6 +27,10 @@ struct closed_form {
     std::string key;
     std::string formula;  // the costs in words, for `agpu algos` and reports
     std::function<partial_counts(const machine&, std::uint64_t n, const param_values&)> costs;
+    // Optional, where `costs` gives no lane accesses (they depend on the data):
+    // an estimate of the lane accesses the exact simulator records, which
+    // tells how long it would take (sim/model_counts.hpp). Not a count.
+    std::function<double(const machine&, std::uint64_t n, const param_values&)> simulation_lanes = {};
 };
 
 // Every registered closed form, by key.
@@ -79,6 +83,6 @@ bank_cost shared_bank_cost(std::vector<std::uint64_t> words, std::uint64_t b);
 
 #define AGPU_CF_CAT2(a, b) a##b
 #define AGPU_CF_CAT(a, b) AGPU_CF_CAT2(a, b)
-// AGPU_REGISTER_CLOSED_FORM({key, formula, costs}): registers at start-up.
+// AGPU_REGISTER_CLOSED_FORM({key, formula, costs[, simulation_lanes]}): registers at start-up.
 #define AGPU_REGISTER_CLOSED_FORM(...) \
     static const ::agpu::model::closed_form_registrar AGPU_CF_CAT(agpu_closed_form_, __LINE__) { __VA_ARGS__ }

@@ -73,4 +73,22 @@ std::uint64_t tile_bytes(std::uint64_t tile, std::uint64_t key_bytes, std::uint6
 // launch's shared memory exceeds M.
 plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s);
 
+// The simulator's lane accesses, estimated (the counts leave them out: the
+// merges' depend on the keys), to tell how long a simulation takes: per
+// element of block_sort (a load and a store of each element, then per round
+// a store, a merge-path search of about log2(width) steps per thread and a
+// load per output: a line in 1/E and log2(E)/E, E = tile/threads) and per key
+// of a merge pass (per heap level a move's co-rank search, 2·log2(2C) loads
+// by each of the merge block's threads per C keys, and its merge and stores,
+// about 4.7 per key; the leaf's read and the root's write). Fitted to exact
+// runs on the H100 preset (u32 keys, 2^17 and 2^18 elements): block_sort 82,
+// 43 and 29 per element at tile 256, 1024 and 4096 (pairs 69 and 52 at 1024
+// and 4096); merges 13.7, 22.9, 31.9, 41.0 and 57.5 per key at d = 2, 4, 8,
+// 16 and 64 (chunk 128), 58.1 and 31.4 at d = 16 and chunk 64 and 256, 60.8
+// at warps=2, 80.1 for pairs at d = 16; the formulas are within 6% of each.
+double block_sort_lanes_per_element(const sort_shape& s);
+double merge_lanes_per_key(const machine& m, const merge_pass& ps, const sort_shape& s);
+// Their sum over a merge sort's plan (sort/multiway, sort/pairwise).
+double merge_sort_lanes(const machine& m, const plan& pl, const sort_shape& s);
+
 }  // namespace agpu::model::sort_plan

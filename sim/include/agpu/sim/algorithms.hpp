@@ -25,7 +25,11 @@ struct algorithm {
     std::function<check_result(executor& ex, std::uint64_t n, const model::param_values& p, std::uint64_t seed)> run;
     // Optional: about the simulated device memory a run allocates (bytes), so
     // that simulate() can refuse one the host cannot hold before it starts.
-    std::function<std::uint64_t(std::uint64_t n, const model::param_values& p)> device_bytes;
+    std::function<std::uint64_t(std::uint64_t n, const model::param_values& p)> device_bytes = {};
+    // Optional: the lane accesses a sampled run records, estimated, where the
+    // algorithm's sampled run is not a share of its exact one (the sorts'
+    // synthesized inputs: kernels/sort/sort_sampled.hpp); 0 where it is.
+    std::function<double(const model::machine&, std::uint64_t n, const model::param_values& p)> sampled_lanes = {};
 };
 
 // Every registered algorithm, sorted by key.
@@ -33,10 +37,6 @@ std::vector<const algorithm*> algorithms();
 // Throws input_error naming the key and listing the known ones.
 const algorithm& find_algorithm(const std::string& key);
 
-using device_bytes_fn = std::function<std::uint64_t(std::uint64_t n, const model::param_values& p)>;
-// The registration macro's optional third argument.
-inline device_bytes_fn device_bytes_or_none() { return {}; }
-inline device_bytes_fn device_bytes_or_none(device_bytes_fn f) { return f; }
 
 struct algorithm_registrar {
     explicit algorithm_registrar(algorithm a);
@@ -74,6 +74,6 @@ nlohmann::json errors_to_json(const std::array<double, counter_count>& e);
 
 #define AGPU_SIM_CAT2(a, b) a##b
 #define AGPU_SIM_CAT(a, b) AGPU_SIM_CAT2(a, b)
-// AGPU_REGISTER_SIM_ALGORITHM(spec, run[, device_bytes]): one line beside an algorithm's kernels.
+// AGPU_REGISTER_SIM_ALGORITHM(spec, run[, device_bytes[, sampled_lanes]]): one line beside an algorithm's kernels.
 #define AGPU_REGISTER_SIM_ALGORITHM(spec, run, ...) \
-    static const ::agpu::sim::algorithm_registrar AGPU_SIM_CAT(agpu_sim_algorithm_, __LINE__) { {spec, run, ::agpu::sim::device_bytes_or_none(__VA_ARGS__)} }
+    static const ::agpu::sim::algorithm_registrar AGPU_SIM_CAT(agpu_sim_algorithm_, __LINE__) { {spec, run, __VA_ARGS__} }

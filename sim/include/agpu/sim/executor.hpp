@@ -45,14 +45,23 @@ using model::aggregation;
 enum class sim_mode : std::uint8_t { exact, sampled };
 std::string to_string(sim_mode m);
 
+// How a launch's counters were obtained: every block recorded; a stratified
+// sample of blocks extrapolated; or sampled blocks (whole, or run on shortened
+// work) with counters taken as linear in each block's work
+// (executor::record_work_launch).
+enum class launch_estimate : std::uint8_t { exact, stratified, linear };
+std::string to_string(launch_estimate e);
+
 struct launch_record {
     std::string kernel;
     kl::dim3 grid, block;
     std::size_t dynamic_shared_bytes = 0;
     counts c;          // this launch's counters (launches = 1); extrapolated where sampled
     std::uint64_t mps_used = 0;
-    std::uint64_t blocks_recorded = 0;  // recorded in full; the rest ran unrecorded or were skipped
-    std::uint64_t blocks_skipped = 0;   // not run (sampled, data-independent launches)
+    launch_estimate estimate = launch_estimate::exact;
+    std::uint64_t blocks_recorded = 0;  // recorded (linear: probed, shortened); the rest ran unrecorded or were skipped
+    std::uint64_t blocks_skipped = 0;   // not run (sampled: data-independent launches, synthesized inputs)
+    std::uint64_t blocks_shortened = 0; // of the recorded, run on shortened work only (linear launches' probes)
     // Sampled launches: the estimated variance of each counter's extrapolated
     // value (0 where exact: every counter of an exact launch, and launches,
     // thread blocks, threads, shared words always).
@@ -98,6 +107,23 @@ std::uint64_t host_available_bytes();
 std::uint64_t device_memory_limit(const engine_options& opt);
 std::string gib(std::uint64_t bytes);  // "1.50 GiB"
 
+// One block's counters and steps (executor::run_blocks).
+struct block_sample {
+    std::uint64_t block = 0;
+    counts c;
+    std::uint64_t steps = 0;
+};
+
+// A block's counters and steps after `work` units of its work (keys merged,
+// say): all of it, or a shortened run of it (executor::record_work_launch);
+// `known`: the part of them the caller knows without the data (0 if none).
+struct work_sample {
+    std::uint64_t block = 0;
+    std::uint64_t work = 0;
+    block_sample at;
+    block_sample known{};
+};
+
 // Too little host memory for the simulated device memory a run needs.
 class host_memory_error : public input_error {
 public:
@@ -112,6 +138,7 @@ public:
     executor& operator=(const executor&) = delete;
 
     const model::device& device() const { return m_dev; }
+    const engine_options& options() const { return m_opt; }
     const model::machine& machine() const { return m_dev.agpu; }
     static constexpr const char* backend_name = "simulator";
 
@@ -123,6 +150,42 @@ public:
     kl::gspan<T> alloc(std::size_t n) {
         return {static_cast<T*>(allocate_bytes(n * sizeof(T))), n};
     }
+    // Simulated device memory that fills itself: fill(first, count, dst)
+    // writes elements [first, first + count) when a kernel first touches them
+    // (units of synth_unit_bytes; from any of the threads running blocks, so
+    // it must be thread-safe, and it must give the same values whichever units
+    // were filled before). Memory no kernel touches costs no host memory, and
+    // it is not counted against the limit. Without fill: zeros, for outputs
+    // no one reads. For drivers that synthesize a sampled run's inputs
+    // (kernels/sort/sort_sampled.hpp); a kernel reads real values, never poison.
+    static constexpr std::size_t synth_unit_bytes = 128;
+    template <class T, class Fill>
+    kl::gspan<T> alloc_synthesized(std::size_t n, Fill fill) {
+        return {static_cast<T*>(allocate_synthesized(n * sizeof(T), typed_fill<T>(std::move(fill)))), n};
+    }
+    // The same memory filling itself afresh with other values (no unit filled
+    // yet): its pages stay, so a driver that synthesizes one input after
+    // another pays the host's page clearing once.
+    template <class T, class Fill>
+    void refill_synthesized(kl::gspan<T> s, Fill fill) {
+        refill_synthesized(static_cast<const void*>(s.data()), typed_fill<T>(std::move(fill)));
+    }
+    template <class T>
+    kl::gspan<T> alloc_synthesized(std::size_t n) {
+        return {static_cast<T*>(allocate_synthesized(n * sizeof(T), {})), n};
+    }
+    // Gives self-filling memory back to the host (its spans must not be used
+    // again): a driver's input it is done with.
+    template <class T>
+    void release_synthesized(kl::gspan<T> s) {
+        if (s.data()) release_synthesized(static_cast<const void*>(s.data()));
+    }
+    // Fills what the host is about to read of self-filling memory (s.data()).
+    template <class T>
+    void materialize(kl::gspan<T> s) {
+        materialize_bytes(s.data(), s.size() * sizeof(T));
+    }
+
     template <class T>
     void upload(kl::gspan<T> dst, std::span<const T> src) {
         AGPU_CHECK(src.size() <= dst.size(), "upload larger than its destination");
@@ -144,7 +207,87 @@ public:
     template <class... P, class... A>
     void launch(std::string_view name, void (*kernel)(P...), kl::dim3 grid, kl::dim3 block,
                 std::size_t dynamic_shared_bytes, A&&... args) {
-        static_assert(sizeof...(P) == sizeof...(A), "launch: wrong number of kernel arguments");
+        erased(
+            [&](void (*body)(void*), void* arg) { run_launch(name, grid, block, dynamic_shared_bytes, body, arg); },
+            kernel, std::forward<A>(args)...);
+    }
+
+    // Declares that nothing needs the outputs of the unrecorded blocks of the
+    // launches that follow (until turned off): their addresses and control flow
+    // do not depend on the values they read, nor on values an earlier declared
+    // launch wrote (data-independent launches), or the driver synthesizes what
+    // later launches read. In sampled mode their unrecorded blocks are skipped,
+    // not run, so their outputs are incomplete (simulate() then reports the
+    // check as not made). Drivers use kernels/common/sampling.hpp, which is a
+    // no-op on the GPU.
+    void set_skip_unrecorded(bool on) { m_skip_unrecorded = on; }
+
+    // Sampled runs on synthesized inputs. A driver that makes each launch's
+    // inputs itself, in distribution those the run would have computed (sorted
+    // runs of random keys: kernels/sort/sort_sampled.hpp), declares the
+    // launches that follow synthesized: since their recorded blocks see a
+    // sample of the data's distribution rather than the run's own data, each
+    // counter's variance takes the deviation of the run's own blocks from their
+    // expectation too (factor 1 + S/N instead of 1 - S/N).
+    bool sampled() const { return m_opt.mode == sim_mode::sampled; }
+    void set_synthesized(bool on) { m_synthesized = on; }
+    // Strata of the sampled launches that follow (0: engine_options::sample_strata).
+    void set_sample_strata(std::uint64_t strata) { m_strata = strata; }
+    // `count` blocks of a launch of `nblocks` to sample (record_work_launch):
+    // one drawn at random (fixed seed, per launch) from each of `count` equal
+    // strata, so that every block is as likely to be probed; every block when
+    // count >= nblocks.
+    std::vector<std::uint64_t> probe_blocks(std::uint64_t nblocks, std::uint64_t count) const;
+
+    // Runs only `blocks` of kernel<<<grid, block, dynamic_shared_bytes>>>(args...),
+    // each recorded, and returns each one's counters and steps in the order
+    // given; nothing is added to record(). For probes of shortened blocks.
+    template <class... P, class... A>
+    std::vector<block_sample> run_blocks(std::span<const std::uint64_t> blocks, std::string_view name,
+                                         void (*kernel)(P...), kl::dim3 grid, kl::dim3 block,
+                                         std::size_t dynamic_shared_bytes, A&&... args) {
+        return erased(
+            [&](void (*body)(void*), void* arg) {
+                return run_listed_blocks(blocks, name, grid, block, dynamic_shared_bytes, body, arg);
+            },
+            kernel, std::forward<A>(args)...);
+    }
+    // Adds to record() a launch of kernel `name` estimated from samples of its
+    // blocks, each block's counters taken as linear in its work: block b does
+    // work[b] units (keys merged, say; one entry per block) and costs
+    // A + B·work[b], A and B of its class (klass[b], or one class when empty).
+    // `samples` are points (block, work done, counters): whole blocks, or
+    // blocks run on shortened work (run_blocks; two lengths each). Blocks in
+    // `themselves` (sampled whole) count as themselves; every other block by
+    // its class's line, fitted by least squares over the class's other
+    // samples' points (B = 0 where they all did the same work). A total's
+    // variance: a jackknife over each class's sampled blocks (Student's t for
+    // their number less one; factor 1 - S/N, or 1 + S/N on synthesized data).
+    // Time: every modeled block's steps from its line at its work, with noise
+    // of the class's spread about it, placed on the MPs as in an exact run:
+    // the mean over replications. On synthesized data, where typical_work is
+    // given (a block's expected work, say its place's mean over the groups),
+    // each replication also draws a block's work as typical plus a deviation
+    // drawn from the launch's: the run's own blocks deviate otherwise. The
+    // linear model is the caller's claim about its kernel, to be measured
+    // (sim/README.md). `known` (one per block, or empty): the part of each
+    // block's counters and steps the caller computes without the data (the
+    // global accesses that its ranges fix, say): the model takes the rest
+    // (samples less their own known part), and each block's known part is
+    // added as it is.
+    void record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, std::size_t dynamic_shared_bytes,
+                            std::span<const std::uint64_t> work, std::span<const std::uint8_t> klass,
+                            std::span<const double> typical_work, std::span<const block_sample> known,
+                            std::span<const work_sample> samples, std::span<const std::uint64_t> themselves);
+
+    const run_record& record() const { return m_record; }
+    void clear_record() { m_record = {}; }
+
+private:
+    // Calls run(body, arg), body(arg) being kernel(args...) with the arguments held here.
+    template <class Run, class... P, class... A>
+    static decltype(auto) erased(Run&& run, void (*kernel)(P...), A&&... args) {
+        static_assert(sizeof...(P) == sizeof...(A), "wrong number of kernel arguments");
         std::tuple<std::decay_t<P>...> params(std::forward<A>(args)...);
         struct closure {
             void (*k)(P...);
@@ -154,24 +297,35 @@ public:
                 std::apply(c->k, *c->p);
             }
         } c{kernel, &params};
-        run_launch(name, grid, block, dynamic_shared_bytes, &closure::call, &c);
+        return run(&closure::call, static_cast<void*>(&c));
     }
-
-    // Declares the launches that follow (until turned off) data-independent:
-    // their addresses and control flow do not depend on the values they read,
-    // nor on values an earlier declared launch wrote. In sampled mode their
-    // unrecorded blocks are skipped, not run, so their outputs are incomplete
-    // (simulate() then reports the check as not made). Drivers use
-    // kernels/common/sampling.hpp, which is a no-op on the GPU.
-    void set_data_independent(bool on) { m_data_independent = on; }
-
-    const run_record& record() const { return m_record; }
-    void clear_record() { m_record = {}; }
-
-private:
     void* allocate_bytes(std::size_t bytes);
+    void* allocate_synthesized(std::size_t bytes, std::function<void(std::uint64_t, std::uint64_t, void*)> fill);
+    void materialize_bytes(const void* p, std::size_t bytes);
+    void release_synthesized(const void* p);
+    void refill_synthesized(const void* p, std::function<void(std::uint64_t, std::uint64_t, void*)> fill);
+    template <class T, class Fill>
+    static std::function<void(std::uint64_t, std::uint64_t, void*)> typed_fill(Fill fill) {
+        static_assert(synth_unit_bytes % sizeof(T) == 0, "an element must not straddle a unit");
+        return [fill = std::move(fill)](std::uint64_t first, std::uint64_t bytes, void* dst) {
+            fill(first / sizeof(T), bytes / sizeof(T), static_cast<T*>(dst));
+        };
+    }
     void run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, std::size_t dynamic_shared_bytes,
                     void (*body)(void*), void* arg);
+    std::vector<block_sample> run_listed_blocks(std::span<const std::uint64_t> blocks, std::string_view name,
+                                                kl::dim3 grid, kl::dim3 block, std::size_t dynamic_shared_bytes,
+                                                void (*body)(void*), void* arg);
+    void check_launch(const std::string& kname, kl::dim3 grid, kl::dim3 block, std::size_t dynamic_shared_bytes) const;
+    // Runs `count` blocks of a launch, block_at(i) for i < count, the first alone
+    // (see engine_options::threads); after each, done(worker, block, recorded,
+    // steps, counters, shared bytes) on the thread that ran it.
+    using block_done = std::function<void(unsigned, std::uint64_t, bool, std::uint64_t, const counts&, std::uint64_t)>;
+    void run_blocks_of(const std::string& kname, kl::dim3 grid, kl::dim3 block, std::size_t dynamic_shared_bytes,
+                       void (*body)(void*), void* arg, std::uint64_t count,
+                       const std::function<std::uint64_t(std::uint64_t)>& block_at,
+                       const std::function<bool(std::uint64_t)>& recorded, unsigned workers, const block_done& done);
+    unsigned workers_for(std::uint64_t blocks) const;
 
     struct engine;
     model::device m_dev;
@@ -179,7 +333,8 @@ private:
     std::unique_ptr<engine> m_engine;
     std::vector<std::pair<void*, std::size_t>> m_allocations;
     std::uint64_t m_allocated = 0, m_memory_limit = 0;
-    bool m_data_independent = false;
+    bool m_skip_unrecorded = false, m_synthesized = false;
+    std::uint64_t m_strata = 0;
     run_record m_record;
 };
 

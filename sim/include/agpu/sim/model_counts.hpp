@@ -45,9 +45,14 @@ inline constexpr double auto_exact_seconds = 2.0;
 mode_request parse_mode(const std::string& text, const std::string& option = "option --mode");
 
 // The exact simulator's estimated seconds for a run (from the closed form's
-// lane accesses and threads; 0 when there is no closed form).
+// lane accesses, or its estimate of them, and threads; 0 when there is no
+// closed form).
 double exact_simulation_estimate(const algorithm& algo, const model::device& dev, std::uint64_t n,
                                  const model::param_values& params);
+// The sampled simulator's: the algorithm's own estimate of its sampled run's
+// lane accesses where it has one, else a share of the exact estimate.
+double sampled_simulation_estimate(const algorithm& algo, const model::device& dev, std::uint64_t n,
+                                   const model::param_values& params);
 sim_mode resolve_mode(mode_request r, const algorithm& algo, const model::device& dev, std::uint64_t n,
                       const model::param_values& params);
 
