@@ -6,17 +6,33 @@ function(agpu_warnings target)
     $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:GNU>>:-Wno-restrict>)
 endfunction()
 
-# agpu_test(NAME SOURCES... LIBS ...): a GoogleTest program beside the code it tests.
+# agpu_test(NAME SOURCES... LIBS ... [LABELS ...] [ONE_PROCESS SUITE...]): a
+# GoogleTest program beside the code it tests, each of its tests a CTest test.
+# A suite named in ONE_PROCESS is one CTest test of that name instead, its
+# tests run in one process: for tests that share one costly computation (a
+# function-local static), which each process would otherwise redo.
 function(agpu_test name)
   if(NOT AGPU_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(T "" "" "SOURCES;LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(T "" "" "SOURCES;LIBS;LABELS;ONE_PROCESS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
   agpu_warnings(${name})
   set(labels unit ${T_LABELS})
-  gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST PROPERTIES LABELS "${labels}")
+  set(suites "")
+  foreach(suite ${T_ONE_PROCESS})
+    add_test(NAME ${suite} COMMAND ${name} --gtest_filter=${suite}.*)
+    # A filter that selects nothing passes in GoogleTest: fail instead.
+    set_tests_properties(${suite} PROPERTIES LABELS "${labels}" FAIL_REGULAR_EXPRESSION "Running 0 tests")
+    list(APPEND suites ${suite}.*)
+  endforeach()
+  set(filter "")
+  if(suites)
+    list(JOIN suites ":" filter)
+    set(filter "-${filter}")
+  endif()
+  gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST TEST_FILTER "${filter}" PROPERTIES LABELS "${labels}")
 endfunction()
 
 # agpu_cli_test(NAME EXIT STATUS [STDERR regex] [STDOUT regex] COMMAND args...):
