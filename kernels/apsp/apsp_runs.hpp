@@ -105,6 +105,14 @@ inline algo_spec dpx_spec() {
             {tile_param("64", {"16", "32", "64", "128"}),
              {"width", "distance bits: 32, or 16 (inf = 2^14 - 1; finite distances must stay below 2^13)", "32",
               {"32", "16"}, 0, 0},
+             {"lookahead",
+              "1: step K's launch for the other tiles also closes pivot tile K+1 and updates its row and column "
+              "(width=32, t=128, regions of one tile: n/t + 2 launches; elsewhere it has no effect); 0: three "
+              "launches per pivot",
+              "1",
+              {"0", "1"},
+              0,
+              0},
              graph_param()}};
 }
 
@@ -265,24 +273,40 @@ inline region_job make_job(std::uint32_t row0, std::uint32_t rows, std::uint32_t
     return j;
 }
 
-// Launches L's jobs with regions of 64F rows x 64F words; `unit` divides
-// every inner length. F = 2 when every job is at least 128 x 128 words.
+// The shape launch_regions gives L: F = 2 only where its regions fill every
+// SM with the two blocks its registers allow: a launch of fewer (the pivot
+// row and column, 2(n/t - 1) tiles) runs one or no block per SM, and at F = 1
+// four times as many blocks of 64 x 64 spread over the SMs with four per SM
+// (H100, n = 8192, t = 128, int32: pivot_row_column 2.24 -> 2.11 ms, the run
+// 51.12 -> 50.68).
+template <class Relax>
+region_shape launch_shape(const model::machine& mach, const region_launch& L, unsigned unit) {
+    constexpr unsigned epw = Relax::per_word;
+    bool wide = true;
+    std::uint64_t regions2 = 0;
+    for (std::uint32_t i = 0; i < L.jobs; ++i) {
+        wide &= L.job[i].rows >= 128 && L.job[i].cols / epw >= 128;
+        regions2 += std::uint64_t(L.job[i].rows / 128) * (L.job[i].cols / epw / 128);
+    }
+    wide &= regions2 >= std::uint64_t(region_policy<2>::min_blocks) * mach.p;
+    return pick_region_shape(unit, mach.M, wide);
+}
+
+// The shape of a lookahead launch: regions of one t x t tile, t = 128 (F =
+// 2), where its chunk fits in M words; F = 0 otherwise (no lookahead).
+inline region_shape ahead_shape(unsigned t, std::uint64_t M) {
+    const unsigned kc = t == 128 ? region_chunk<2>(t, M) : 0;
+    return {kc == 0 ? 0u : 2u, kc};
+}
+
+// Launches L's jobs with regions of 64F rows x 64F words (launch_shape);
+// `unit` divides every inner length. sync: a lookahead launch's flags.
+// A lookahead launch (sync non-empty) has regions of one tile: F = unit / 64.
 template <class Relax, class Exec>
 void launch_regions(Exec& ex, const char* name, kl::gspan<word4<typename Relax::word>> m, std::uint32_t np,
-                    region_launch L, unsigned unit) {
+                    region_launch L, unsigned unit, kl::gspan<std::uint32_t> sync = {}) {
     constexpr unsigned epw = Relax::per_word, epv = 4 * epw;
-    bool wide = true;
-    for (std::uint32_t i = 0; i < L.jobs; ++i) wide &= L.job[i].rows >= 128 && L.job[i].cols / epw >= 128;
-    // F = 2 only where its regions fill every SM with the two blocks its
-    // registers allow: a launch of fewer (the pivot row and column, 2(n/t - 1)
-    // tiles) runs one or no block per SM, and at F = 1 four times as many
-    // blocks of 64 x 64 spread over the SMs with four per SM (H100, n = 8192,
-    // t = 128, int32: pivot_row_column 2.24 -> 2.11 ms, the run 51.12 -> 50.68).
-    std::uint64_t regions2 = 0;
-    for (std::uint32_t i = 0; i < L.jobs; ++i)
-        regions2 += std::uint64_t(L.job[i].rows / 128) * (L.job[i].cols / epw / 128);
-    wide &= regions2 >= std::uint64_t(region_policy<2>::min_blocks) * ex.machine().p;
-    const region_shape shape = pick_region_shape(unit, ex.machine().M, wide);
+    const region_shape shape = L.ahead.on ? ahead_shape(unit, ex.machine().M) : launch_shape<Relax>(ex.machine(), L, unit);
     L.kc = shape.kc;
     L.kc_log2 = log2_exact(L.kc, "the inner chunk kc");
     L.gv_log2 = log2_exact(L.gv, "the column run gv");
@@ -293,6 +317,13 @@ void launch_regions(Exec& ex, const char* name, kl::gspan<word4<typename Relax::
     // their stores, or chunks of 32, made no difference.)
     bool c_first = Relax::per_word == 1;
     for (std::uint32_t i = 0; i < L.jobs; ++i) c_first &= L.job[i].inner > L.kc;
+    // Double-buffered staging in chunks of 16 (int32, two or more chunks).
+    bool pipe = Relax::per_word == 1;
+    for (std::uint32_t i = 0; i < L.jobs; ++i) pipe &= L.job[i].inner >= 32;
+    if (pipe) {
+        L.kc = 16;
+        L.kc_log2 = 4;
+    }
     const auto go = [&]<unsigned F>(std::integral_constant<unsigned, F>) {
         using P = region_policy<F>;
         unsigned blocks = 0;
@@ -303,10 +334,14 @@ void launch_regions(Exec& ex, const char* name, kl::gspan<word4<typename Relax::
             blocks += j.blocks;
         }
         const std::uint32_t pitch = np / epv;
+        // A lookahead launch: one word more, for the block's claimed place.
+        const std::size_t smem = (pipe ? 2 * P::shared_bytes(16) : P::shared_bytes(L.kc)) + (L.ahead.on ? 16 : 0);
+        if constexpr (Relax::per_word == 1)
+            if (pipe) return ex.launch(name, minplus_regions<Relax, F, true, true>, {blocks}, {P::threads}, smem, m, pitch, L, sync);
         if (c_first)
-            ex.launch(name, minplus_regions<Relax, F, true>, {blocks}, {P::threads}, P::shared_bytes(L.kc), m, pitch, L);
+            ex.launch(name, minplus_regions<Relax, F, true, false>, {blocks}, {P::threads}, smem, m, pitch, L, sync);
         else
-            ex.launch(name, minplus_regions<Relax, F, false>, {blocks}, {P::threads}, P::shared_bytes(L.kc), m, pitch, L);
+            ex.launch(name, minplus_regions<Relax, F, false, false>, {blocks}, {P::threads}, smem, m, pitch, L, sync);
     };
     if (shape.F == 2)
         go(std::integral_constant<unsigned, 2>{});
@@ -317,32 +352,67 @@ void launch_regions(Exec& ex, const char* name, kl::gspan<word4<typename Relax::
 // Blocked Floyd-Warshall with the register-blocked product (method A, dpx):
 // per pivot K, tile_fw on T(K, K); one launch for the pivot row (a region
 // job whose only output rows are the band) and column; one for the rest.
+// With lookahead (apsp/dpx lookahead=1, int32, t = 128: its regions are one
+// tile each, F = 2), the launch of step K's other tiles also closes
+// T(K+1, K+1) and updates row and column K + 1 by it (region_ahead): n/t + 2
+// launches instead of 3n/t, and the next step's pivot work runs while the SMs
+// update the other tiles rather than alone on one SM and then one wave.
 template <class Relax, class T, class Exec>
-void blocked_regions(Exec& ex, kl::gspan<T> d, std::uint32_t np, unsigned t) {
+void blocked_regions(Exec& ex, kl::gspan<T> d, std::uint32_t np, unsigned t, bool lookahead = false) {
     using V = word4<typename Relax::word>;
     constexpr unsigned epv = 4 * Relax::per_word;
     const kl::gspan<V> m(reinterpret_cast<V*>(d.data()), std::size_t(np) * np / epv);
     const unsigned gv = std::min(16u, t / epv);
     const std::uint32_t tiles = np / t;
+    const auto row_column = [&](std::uint32_t K, region_launch& L, std::uint32_t first) {
+        const std::uint32_t band = K * t;
+        L.job[first] = make_job(band, t, 0, np, band, band, t);  // pivot row: A is the pivot tile
+        L.job[first].skip_col0 = band;
+        L.job[first].skip_cols = t;
+        L.job[first + 1] = make_job(0, np, band, t, band, band, t);  // pivot column: B is the pivot tile
+        L.job[first + 1].skip_row0 = band;
+        L.job[first + 1].skip_rows = t;
+    };
+    const auto other_tiles = [&](std::uint32_t K) {
+        const std::uint32_t band = K * t;
+        region_launch L;
+        L.gv = gv;
+        L.job[0] = make_job(0, np, 0, np, band, band, t);
+        L.job[0].skip_row0 = L.job[0].skip_col0 = band;
+        L.job[0].skip_rows = L.job[0].skip_cols = t;
+        return L;
+    };
+    kl::gspan<std::uint32_t> sync;
+    bool pivot_done = false;  // T(K, K) and its row and column done by the lookahead launch before
     for (std::uint32_t K = 0; K < tiles; ++K) {
         const std::uint32_t band = K * t;
-        launch_tile_fw(ex, "pivot_tile", d, np, band, t);
-        if (tiles == 1) break;
-        region_launch rc;
-        rc.jobs = 2;
-        rc.gv = gv;
-        rc.job[0] = make_job(band, t, 0, np, band, band, t);  // pivot row: A is the pivot tile
-        rc.job[0].skip_col0 = band;
-        rc.job[0].skip_cols = t;
-        rc.job[1] = make_job(0, np, band, t, band, band, t);  // pivot column: B is the pivot tile
-        rc.job[1].skip_row0 = band;
-        rc.job[1].skip_rows = t;
-        launch_regions<Relax>(ex, "pivot_row_column", m, np, rc, t);
-        region_launch rest;
-        rest.gv = gv;
-        rest.job[0] = make_job(0, np, 0, np, band, band, t);
-        rest.job[0].skip_row0 = rest.job[0].skip_col0 = band;
-        rest.job[0].skip_rows = rest.job[0].skip_cols = t;
+        if (!pivot_done) {
+            launch_tile_fw(ex, "pivot_tile", d, np, band, t);
+            if (tiles == 1) break;
+            region_launch rc;
+            rc.jobs = 2;
+            rc.gv = gv;
+            row_column(K, rc, 0);
+            launch_regions<Relax>(ex, "pivot_row_column", m, np, rc, t);
+        }
+        region_launch rest = other_tiles(K);
+        pivot_done = false;
+        if (lookahead && Relax::per_word == 1 && K + 1 < tiles) {
+            region_launch ahead = rest;
+            ahead.jobs = 3;
+            row_column(K + 1, ahead, 1);
+            if (ahead_shape(t, ex.machine().M).F != 0) {
+                if (sync.size() == 0) {  // tiles² flags and a counter per launch, from 0
+                    sync = ex.template alloc<std::uint32_t>(std::size_t(tiles) * tiles + tiles);
+                    const std::vector<std::uint32_t> zeros(sync.size(), 0);
+                    ex.upload(sync, std::span<const std::uint32_t>(zeros));
+                }
+                ahead.ahead = {1, K + 1, tiles, K + 1};
+                launch_regions<Relax>(ex, "other_tiles_ahead", m, np, ahead, t, sync);
+                pivot_done = true;
+                continue;
+            }
+        }
         launch_regions<Relax>(ex, "other_tiles", m, np, rest, t);
     }
 }
@@ -478,7 +548,7 @@ check_result run_dpx(Exec& ex, std::uint64_t n, const param_values& p, std::uint
     const std::uint32_t np = round_up(n, t);
     if (p.integer("width") == 32) {
         auto d = upload_matrix<std::int32_t>(ex, g, np, inf32);
-        blocked_regions<relax_dpx32>(ex, d, np, t);
+        blocked_regions<relax_dpx32>(ex, d, np, t, p.integer("lookahead") == 1);
         return check_distances(g, fetch_widened(ex, d, std::size_t(np) * np), np, inf32);
     }
     auto d = upload_matrix<std::int16_t>(ex, g, np, inf16);

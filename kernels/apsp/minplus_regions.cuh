@@ -84,33 +84,146 @@ struct region_job {
     std::uint32_t regions_x, blocks;                           // regions across C; blocks = regions across x down
 };
 
+// Lookahead (apsp/dpx lookahead=1; regions of one tile each, int32): the
+// launch of step K's other tiles (job 0) also closes the next pivot tile
+// T(a, a), a = K + 1, and updates the next pivot row (job 1) and column
+// (job 2) by it, so that no launch of step K + 1 waits for them.
+// Job 0's regions run in the order T(a, a), row a, column a, the rest
+// (row-major): the block of T(a, a) updates it, runs Floyd-Warshall on it in
+// registers and stores it; every job-0 region in row or column a then
+// publishes flag[y·tiles + x] = epoch (K + 1) after its stores. The blocks of
+// jobs 1 and 2 come last in the grid and wait, before they read anything,
+// for the flags of their own tile and of T(a, a) (published long before, in
+// practice: one poll). Blocks take their order from a counter, claimed in
+// launch order (flag[tiles² + K]), so that every block waited for belongs to
+// a block already running.
+struct region_ahead {
+    std::uint32_t on = 0;     // 1: a lookahead launch
+    std::uint32_t next = 0;   // a = K + 1
+    std::uint32_t tiles = 0;  // tiles (= regions) per side
+    std::uint32_t epoch = 0;  // K + 1: the value this launch's flags carry
+};
+
 struct region_launch {
-    region_job job[2] = {};
-    std::uint32_t jobs = 1;  // 1 or 2: blocks [0, job[0].blocks) do job 0, the rest job 1
+    region_job job[3] = {};
+    std::uint32_t jobs = 1;  // 1 to 3: blocks [0, job[0].blocks) do job 0, the next job[1].blocks job 1, ...
     std::uint32_t kc = 16;   // inner chunk per shared-memory step
     std::uint32_t gv = 16;   // output columns come in runs of gv 16-byte vectors
     // log2 of kc and gv (both powers of two), set at launch: the staging
     // loops' index arithmetic in shifts and masks (with divisions by the
     // run-time kc and gv it took more instructions than the loads it feeds).
     std::uint32_t kc_log2 = 4, gv_log2 = 4;
+    region_ahead ahead;
 };
+
+// Polls between a lookahead block's checks of a flag (ns).
+inline constexpr unsigned region_poll_ns = 200;
 
 // m: the padded matrix as 16-byte vectors, `pitch` vectors per row.
 // CFirst: C is loaded before the first staging rather than after it (below).
-template <class Relax, unsigned F, bool CFirst>
+// Floyd-Warshall on a region of 64F x 64F int32 distances held in the
+// registers of minplus_regions (the lookahead's T(a, a), after its update):
+// as tile_fw for t >= 64, with 8 x 8 (F = 2) or 4 x 4 values per thread. Step
+// k reads column k (F vectors: rows 4ty + 64f .. + 3) and row k (F vectors:
+// words 4(tx + 16g) .. + 3) from shared memory, double-buffered (row k at
+// buf·16F + x, column k at 32F + buf·16F + y), relaxes its 16F² values, and
+// the owners of row and column k + 1 publish them into the other buffer; one
+// barrier per k. Shared: the first 64F vectors of the staging area.
+template <class Relax, unsigned F, class V, class S>
+AGPU_DEVICE void close_region(V (&c)[4 * F][F], const S& sv, unsigned tid) {
+    using P = region_policy<F>;
+    constexpr unsigned RV = P::vectors, side = 64 * F;
+    const unsigned ty = P::ty(tid), tx = P::tx(tid);
+    const auto publish = [&](unsigned buf, auto rw, unsigned k) {
+        constexpr unsigned r = decltype(rw)::value;
+        const unsigned fk = k / 64, q = k % 64 / 4;
+        // (f and g compile-time: a run-time index into c would put it in local memory.)
+        unrolled<F>([&](auto f) {
+            if (f == fk) unrolled<F>([&](auto g) { sv.store_if(ty == q, buf * RV + tx + 16 * g, c[4 * f + r][g]); });
+        });
+        unrolled<F>([&](auto g) {
+            if (g == fk)
+                unrolled<F>([&](auto f) {
+                    sv.store_if(tx == q, 2 * RV + buf * RV + ty + 16 * f,
+                                V{{c[4 * f][g].w[r], c[4 * f + 1][g].w[r], c[4 * f + 2][g].w[r], c[4 * f + 3][g].w[r]}});
+                });
+        });
+    };
+    kl::sync_threads();  // the last chunk's shared loads are done
+    publish(0, std::integral_constant<unsigned, 0>{}, 0);
+    kl::sync_threads();
+    for (unsigned k4 = 0; k4 < side; k4 += 4)
+        unrolled<4>([&](auto u) {
+            const unsigned k = k4 + u, buf = u % 2;
+            V x[F], y[F];
+            for (unsigned f = 0; f < F; ++f) x[f] = sv.load(2 * RV + buf * RV + ty + 16 * f);
+            for (unsigned g = 0; g < F; ++g) y[g] = sv.load(buf * RV + tx + 16 * g);
+            for (unsigned f = 0; f < F; ++f)
+                for (unsigned r = 0; r < 4; ++r)
+                    for (unsigned g = 0; g < F; ++g)
+                        for (unsigned w = 0; w < 4; ++w)
+                            c[4 * f + r][g].w[w] = Relax::relax(x[f].w[r], y[g].w[w], c[4 * f + r][g].w[w]);
+            kl::compute(16 * F * F);
+            if (k + 1 < side) publish(1 - buf, std::integral_constant<unsigned, (decltype(u)::value + 1) % 4>{}, k + 1);
+            kl::sync_threads();
+        });
+}
+
+// sync: a lookahead launch's flags and counters (region_ahead), empty otherwise.
+// Pipe (int32, L.kc = 16): the staging is double-buffered (below).
+template <class Relax, unsigned F, bool CFirst, bool Pipe>
 AGPU_KERNEL AGPU_BOUNDS(256, region_policy<F>::min_blocks) void minplus_regions(
-    kl::gspan<word4<typename Relax::word>> m, std::uint32_t pitch, region_launch L) {
+    kl::gspan<word4<typename Relax::word>> m, std::uint32_t pitch, region_launch L, kl::gspan<std::uint32_t> sync) {
     using W = typename Relax::word;
     using V = word4<W>;
     using P = region_policy<F>;
     constexpr unsigned epw = Relax::per_word, epv = 4 * epw;  // distances per word, per vector
     constexpr unsigned R = P::rows, RV = P::vectors, side = P::side, threads = P::threads;
+    const unsigned tid = kl::thread_rank();
+    const auto sv = kl::dynamic_shared<V>();  // A^T: kc rows of AP words; then B: kc rows of BPV vectors
+    const auto sw = kl::dynamic_shared<W>();
 
-    const bool second = kl::block_idx().x >= L.job[0].blocks;
-    const region_job J = second ? L.job[1] : L.job[0];
-    const unsigned bid = second ? kl::block_idx().x - L.job[0].blocks : kl::block_idx().x;
-    const std::uint32_t row_base = J.row0 + bid / J.regions_x * R;
-    const std::uint32_t col_base = J.col0 + bid % J.regions_x * (RV * epv);
+    // The block's place in launch order: its index, or in a lookahead launch
+    // the counter's (one word after the staged chunk).
+    unsigned bid = kl::block_idx().x;
+    const bool ahead = L.ahead.on != 0;
+    const std::uint32_t tiles = L.ahead.tiles, next = L.ahead.next;
+    if (ahead) {
+        const auto slot = kl::dynamic_shared<std::uint32_t>();
+        const unsigned at = unsigned((Pipe ? 2 * P::shared_bytes(16) : P::shared_bytes(L.kc)) / 4);
+        if (tid == 0) slot.store(at, sync.atomic_add(std::size_t(tiles) * tiles + next - 1, 1u));
+        kl::sync_threads();
+        bid = slot.load(at);
+    }
+    unsigned job = 0;
+    while (job + 1 < L.jobs && bid >= L.job[job].blocks) bid -= L.job[job++].blocks;
+    const region_job J = L.job[job];
+    std::uint32_t ry = bid / J.regions_x, rx = bid % J.regions_x;
+    if (ahead && job == 0) {  // T(a, a), row a, column a, the rest (a = next)
+        const std::uint32_t r1 = tiles - 1;
+        if (bid == 0) {
+            ry = rx = next;
+        } else if (bid < tiles) {
+            ry = next;
+            rx = bid - 1 + (bid - 1 >= next);
+        } else if (bid < 2 * tiles - 1) {
+            ry = bid - tiles + (bid - tiles >= next);
+            rx = next;
+        } else {
+            const std::uint32_t rest = bid - (2 * tiles - 1);
+            ry = rest / r1 + (rest / r1 >= next);
+            rx = rest % r1 + (rest % r1 >= next);
+        }
+    }
+    const std::uint32_t row_base = J.row0 + ry * R;
+    const std::uint32_t col_base = J.col0 + rx * (RV * epv);
+    // Lookahead: job 0's regions in row or column a publish; T(a, a) closes.
+    const bool publishes = ahead && job == 0 && (ry == next || rx == next), closes = publishes && ry == next && rx == next;
+    const auto publish = [&] {
+        kl::thread_fence();
+        kl::sync_threads();
+        if (tid == 0) sync.atomic_exch(std::size_t(ry) * tiles + rx, L.ahead.epoch);
+    };
     const auto row_live = [&](std::uint32_t i) {
         return i < J.row0 + J.rows && (i < J.skip_row0 || i >= J.skip_row0 + J.skip_rows);
     };
@@ -122,10 +235,25 @@ AGPU_KERNEL AGPU_BOUNDS(256, region_policy<F>::min_blocks) void minplus_regions(
         return hi <= lo || (s0 <= lo && hi <= s0 + sn);
     };
     if (all_skipped(row_base, kl::min(row_base + R, J.row0 + J.rows), J.skip_row0, J.skip_rows) ||
-        all_skipped(col_base, kl::min(col_base + RV * epv, J.col0 + J.cols), J.skip_col0, J.skip_cols))
+        all_skipped(col_base, kl::min(col_base + RV * epv, J.col0 + J.cols), J.skip_col0, J.skip_cols)) {
+        // (In a lookahead launch only step K's pivot row and column, final
+        // since the launch before: published at once.)
+        if (publishes && tid == 0) sync.atomic_exch(std::size_t(ry) * tiles + rx, L.ahead.epoch);
         return;
+    }
+    // Jobs 1 and 2 of a lookahead launch: wait for the step-K update of the
+    // block's tile and for the closed T(a, a).
+    if (ahead && job != 0) {
+        if (tid == 0) {
+            const std::size_t own = std::size_t(row_base / R) * tiles + col_base / R, pivot = std::size_t(next) * tiles + next;
+            while (sync.atomic_add(own, 0u) < L.ahead.epoch) kl::spin_wait(region_poll_ns);
+            while (sync.atomic_add(pivot, 0u) < L.ahead.epoch) kl::spin_wait(region_poll_ns);
+            kl::thread_fence();
+        }
+        kl::sync_threads();
+    }
 
-    const unsigned tid = kl::thread_rank(), ty = P::ty(tid), tx = P::tx(tid);
+    const unsigned ty = P::ty(tid), tx = P::tx(tid);
     const V inf_v = splat4(Relax::inf_word);
     // Bit F·f + g: the thread's outputs in row group f and column vector g are
     // live (one register through the loop, not the job's bounds).
@@ -138,8 +266,6 @@ AGPU_KERNEL AGPU_BOUNDS(256, region_policy<F>::min_blocks) void minplus_regions(
     V c[4 * F][F];
 
     constexpr unsigned AP = P::a_pitch, APV = AP / 4, BPV = P::b_pitch / 4;
-    const auto sv = kl::dynamic_shared<V>();  // A^T: kc rows of AP words; then B: kc rows of BPV vectors
-    const auto sw = kl::dynamic_shared<W>();
     const unsigned kc = L.kc, gv = L.gv, a_log2 = L.kc_log2 - (epv == 8 ? 3 : 2), a_vecs = 1u << a_log2, b0 = kc * APV;
     // Where C is loaded (the launch picks, region_c_first): before the first
     // staging, so that its DRAM latency overlaps the staging's, or after it,
@@ -181,6 +307,62 @@ AGPU_KERNEL AGPU_BOUNDS(256, region_policy<F>::min_blocks) void minplus_regions(
             AGPU_NO_UNROLL for (unsigned it = 0; it < its; ++it) store(it, load(it));
         }
     };
+    if constexpr (Pipe) {
+        // Double-buffered staging, chunks of 16: chunk c + 1's loads are
+        // issued into registers before chunk c's relaxations and stored into
+        // the other buffer after them, so that their latency is spent
+        // relaxing; one barrier per chunk. A thread stages F vectors of A and
+        // F of B per chunk (A: e = tid + 256·it is row ((e >> 6) << 4) + e mod
+        // 16, vector (e >> 4) mod 4; B as the loops below with kc = 16).
+        static_assert(epw == 1, "the pipelined staging is for int32");
+        constexpr unsigned KC = 16, BUF = KC * (AP + 4 * BPV);  // words per buffer
+        V pa[F], pb[F];
+        const auto fetch = [&](std::uint32_t k0) {
+            for (unsigned it = 0; it < F; ++it) {
+                const unsigned e = tid + threads * it, i = ((e >> 6) << 4) + e % 16, g = e >> 4 & 3;
+                pa[it] = m.load_if(interior || row_live(row_base + i), (row_base + i) * pitch + (J.a_col0 + k0) / 4 + g, inf_v);
+                const unsigned rest = e >> L.gv_log2, k = rest & (KC - 1), vc = (rest >> 4 << L.gv_log2) + (e & (gv - 1));
+                pb[it] = m.load_if(interior || col_live(col_base + vc * 4), (J.b_row0 + k0 + k) * pitch + col_base / 4 + vc, inf_v);
+            }
+        };
+        const auto put = [&](unsigned buf) {
+            for (unsigned it = 0; it < F; ++it) {
+                const unsigned e = tid + threads * it, i = ((e >> 6) << 4) + e % 16, g = e >> 4 & 3;
+                for (unsigned w = 0; w < 4; ++w) sw.store(buf * BUF + (4 * g + w) * AP + i, pa[it].w[w]);
+                const unsigned rest = e >> L.gv_log2, k = rest & (KC - 1), vc = (rest >> 4 << L.gv_log2) + (e & (gv - 1));
+                sv.store((buf * BUF + KC * AP) / 4 + k * BPV + vc, pb[it]);
+            }
+        };
+        fetch(0);
+        put(0);
+        if (!CFirst)
+            for (unsigned f = 0; f < F; ++f)
+                for (unsigned r = 0; r < 4; ++r)
+                    for (unsigned g = 0; g < F; ++g)
+                        c[4 * f + r][g] = m.load_if(on >> (F * f + g) & 1, c0 + (64 * f + r) * pitch + 16 * g, inf_v);
+        kl::sync_threads();
+        const std::uint32_t chunks = J.inner / KC;
+        for (std::uint32_t ch = 0; ch < chunks; ++ch) {
+            const unsigned buf = ch & 1, sa = buf * BUF / 4, sb = (buf * BUF + KC * AP) / 4;
+            const bool more = ch + 1 < chunks;
+            if (more) fetch((ch + 1) * KC);
+            unrolled<KC>([&](auto k) {
+                V x[F], y[F];
+                for (unsigned f = 0; f < F; ++f) x[f] = sv.load(sa + k * APV + ty + 16 * f);
+                for (unsigned g = 0; g < F; ++g) y[g] = sv.load(sb + k * BPV + tx + 16 * g);
+                for (unsigned f = 0; f < F; ++f)
+                    for (unsigned r = 0; r < 4; ++r)
+                        for (unsigned g = 0; g < F; ++g)
+                            for (unsigned w = 0; w < 4; ++w)
+                                c[4 * f + r][g].w[w] = Relax::relax(x[f].w[r], y[g].w[w], c[4 * f + r][g].w[w]);
+                kl::compute(16 * F * F);
+            });
+            if (more) {
+                put(buf ^ 1);
+                kl::sync_threads();
+            }
+        }
+    } else
     for (std::uint32_t k0 = 0; k0 < J.inner; k0 += kc) {
         if (k0 != 0) kl::sync_threads();
         if (interior) {
@@ -246,6 +428,10 @@ AGPU_KERNEL AGPU_BOUNDS(256, region_policy<F>::min_blocks) void minplus_regions(
                 kl::compute(16 * F * F);
             });
     }
+    // (Only where a lookahead launch may run, F = 2: the closure's code in the
+    // F = 1 kernels made ptxas spill there, under their 64-register bound.)
+    if constexpr (epw == 1 && F == 2)
+        if (closes) close_region<Relax, F>(c, sv, tid);
     // The store addresses again, from c0 hidden from nvcc: 16 addresses kept
     // from the loads would cost 16 registers through the loop.
     const std::uint32_t c1 = kl::opaque(c0), pitch1 = kl::opaque(pitch);
@@ -253,6 +439,7 @@ AGPU_KERNEL AGPU_BOUNDS(256, region_policy<F>::min_blocks) void minplus_regions(
         for (unsigned r = 0; r < 4; ++r)
             for (unsigned g = 0; g < F; ++g)
                 m.store_if(on >> (F * f + g) & 1, c1 + (64 * f + r) * pitch1 + 16 * g, c[4 * f + r][g]);
+    if (publishes) publish();
 }
 
 }  // namespace agpu::kernels::apsp

@@ -35,9 +35,16 @@ declare -A sizes=(
 # racecheck tracks every shared access (about 100x slower): the sort suite is
 # measured on its own kernels only (not the CUB baselines) at 1000 and 9973
 # (10 runs of 1024: one merge pass), and apsp at 100 only (padded for every t).
-declare -A race_sizes=([sort]=1000,9973 [apsp]=100)
+declare -A race_sizes=([sort]=1000,9973 [apsp]=100 [apsp-wide]=250)
+# apsp-wide: the apsp suite again where the t = 128 lookahead launches (flags
+# between blocks, the pivot closure in registers, F = 2 regions) and the
+# double-buffered staging of interior regions run: n = 1000 (8 tiles of 128;
+# racecheck: 250, 2 tiles), the variants that have them.
+sizes[apsp-wide]=1000
+declare -A suite_of=([apsp-wide]=apsp)
+declare -A only_of=([apsp-wide]="apsp/dpx t=128;width=32|apsp/dpx t=128;width=32;lookahead=0|apsp/blocked t=64;method=A")
 declare -A race_only=([sort]="sort/multiway type=u32;values=0|sort/multiway type=u64;values=1|sort/multiway type=float;values=1|sort/multiway type=u32;values=1;input=few|sort/multiway type=u32;values=0;parts=1|sort/pairwise type=u32;values=0|sort/bitonic type=u32")
-[ ${#suites[@]} -eq 0 ] && suites=(micro stats scan rank apsp sort)
+[ ${#suites[@]} -eq 0 ] && suites=(micro stats scan rank apsp apsp-wide sort)
 
 mkdir -p "$out"
 summary="$out/summary.tsv"
@@ -52,6 +59,7 @@ for tool in "${tools[@]}"; do
   for suite in "${suites[@]}"; do
     sz=${sizes[$suite]:?sanitize: no sizes for suite $suite}
     only=()
+    [ -n "${only_of[$suite]:-}" ] && only=(--only "${only_of[$suite]}")
     if [ "$tool" = racecheck ]; then
       [ -n "${race_sizes[$suite]:-}" ] && sz=${race_sizes[$suite]}
       [ -n "${race_only[$suite]:-}" ] && only=(--only "${race_only[$suite]}")
@@ -61,7 +69,7 @@ for tool in "${tools[@]}"; do
     log="$out/$tool/$suite.log"
     start=$(date +%s)
     timeout -k 10 "$left" "$cs" --tool "$tool" --error-exitcode 9 --print-limit 100000 \
-      "$agpu" validate --suite "$suite" --sizes "$sz" --no-counters --warmup 0 --reps 10 \
+      "$agpu" validate --suite "${suite_of[$suite]:-$suite}" --sizes "$sz" --no-counters --warmup 0 --reps 10 \
       --out "$work/$tool-$suite" "${only[@]}" > "$log" 2>&1
     rc=$?
     awk -v tool="$tool" -v suite="$suite" '
