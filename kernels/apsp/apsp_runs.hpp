@@ -317,9 +317,12 @@ void launch_regions(Exec& ex, const char* name, kl::gspan<word4<typename Relax::
     // their stores, or chunks of 32, made no difference.)
     bool c_first = Relax::per_word == 1;
     for (std::uint32_t i = 0; i < L.jobs; ++i) c_first &= L.job[i].inner > L.kc;
-    // Double-buffered staging in chunks of 16 (int32, two or more chunks).
+    // Double-buffered staging in chunks of 16 (int32, two or more chunks,
+    // where the two buffers fit in M).
     bool pipe = Relax::per_word == 1;
     for (std::uint32_t i = 0; i < L.jobs; ++i) pipe &= L.job[i].inner >= 32;
+    const std::size_t two16 = 2 * (shape.F == 2 ? region_policy<2>::shared_bytes(16) : region_policy<1>::shared_bytes(16));
+    pipe &= two16 + (L.ahead.on ? 16 : 0) <= ex.machine().M * 4;
     if (pipe) {
         L.kc = 16;
         L.kc_log2 = 4;

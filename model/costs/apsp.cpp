@@ -13,8 +13,11 @@
 // each, warps of 4 x 8 threads; shared rows of 64F + 4 and 64F + 8 words; a
 // 16-byte shared access served per half-warp), strips t*t2 threads.
 //
-// Launches: naive n; blocked and dpx 3·n_p/t (1 when n_p = t); recursive
-// 5·n_p/t_r - 4; n_p is n padded to the tile (t, t_r). The source paper's
+// Launches: naive n; blocked and dpx 3·n_p/t (1 when n_p = t); dpx with
+// lookahead (int32, t = 128) n_p/t + 2; recursive 5·n_p/t_r - 4; n_p is n
+// padded to the tile (t, t_r). Products of int32 with two or more chunks of
+// 16 stage double-buffered (one barrier per chunk, two buffers of shared
+// memory) where both buffers fit in M. The source paper's
 // counts for the blocked algorithm with t x t tiles held on chip and element
 // size d: N_b = d·(4n³/t - 2n²) bytes, N_c = 2n(n² - 2t + 1) operations.
 //
@@ -25,6 +28,7 @@
 // on a sector always): global_*_blocks and io_blocks may then differ slightly;
 // every other counter is still exact (kernels/apsp/README.md).
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <map>
 #include <queue>
@@ -369,11 +373,77 @@ std::pair<std::uint64_t, std::uint64_t> vector_units(const std::vector<std::pair
     return {count(secs), count(blks)};
 }
 
+// A lookahead launch (region_ahead): job 0 is step K's other tiles, jobs 1
+// and 2 the next pivot row and column; a = K + 1, tiles per side.
+struct ahead_info {
+    std::uint64_t next = 0, tiles = 0;
+};
+
+// One global atomic of one lane (a flag, a counter): one instruction, sector, block.
+void lone_atomic(tally& t, std::uint64_t times = 1) {
+    t.add_to(counter::global_atomic_instructions, times);
+    t.add_to(counter::global_atomic_sectors, times);
+    t.add_to(counter::global_atomic_blocks, times);
+    t.add_to(counter::io_blocks, times);
+    t.add_to(counter::warp_instructions, times);
+}
+
+// close_region<F> (the lookahead's Floyd-Warshall on T(a, a) in registers):
+// per warp 64F + 2 barriers; per k 2F vector loads (column k at 2·16F +
+// buf·16F + ty + 16f, row k at buf·16F + tx + 16g) and 16F² relaxations;
+// 64F publications of a row (F stores by the lanes with ty = q) and a column
+// (F stores by the lanes with tx = q). Returns the block's steps.
+std::uint64_t closure(tally& blk, const machine& m, std::uint64_t F) {
+    const region_geometry G(F);
+    const std::uint64_t b = m.b, warps = region_threads / b, RV = 16 * F, side = 64 * F;
+    std::uint64_t st = 0;
+    for (std::uint64_t w = 0; w < warps; ++w) {
+        blk.barrier(side + 2);
+        st += side + 2;
+        for (std::uint64_t f = 0; f < 2 * F; ++f) {
+            std::vector<std::uint64_t> vecs;
+            for (std::uint64_t l = 0; l < b; ++l) {
+                const std::uint64_t tid = w * b + l;
+                vecs.push_back(f < F ? 2 * RV + G.ty(tid) + 16 * f : G.tx(tid) + 16 * (f - F));
+            }
+            const bank_cost c = vector_cost(vecs, b);
+            blk.sload(c, side);
+            st += c.wf * side;
+        }
+        blk.compute(16 * F * F * side);
+        st += 16 * F * F * side;
+        for (std::uint64_t k = 0; k < side; ++k) {
+            const std::uint64_t q = k % 64 / 4;
+            for (std::uint64_t x = 0; x < 2 * F; ++x) {  // F row stores, F column stores
+                std::vector<std::uint64_t> vecs;
+                bool any = false;
+                for (std::uint64_t l = 0; l < b; ++l) {
+                    const std::uint64_t tid = w * b + l;
+                    const bool row = x < F, mine = row ? G.ty(tid) == q : G.tx(tid) == q;
+                    vecs.push_back(!mine ? off : row ? G.tx(tid) + 16 * x : 2 * RV + G.ty(tid) + 16 * (x - F));
+                    any |= mine;
+                }
+                if (!any) {
+                    blk.null_access(counter::shared_store_instructions);
+                    st += 1;
+                    continue;
+                }
+                const bank_cost c = vector_cost(vecs, b);
+                blk.sstore(c);
+                st += c.wf;
+            }
+        }
+    }
+    return st;
+}
+
 // One launch of minplus_regions<F>: jobs, chunk kc, column runs gv, epw
-// distances per word. Walks every warp-instruction of one block per distinct
-// (live rows, live columns, block alignments, chunks), as the kernel runs it.
+// distances per word; pipe: the double-buffered staging (kc = 16, one barrier
+// per chunk); ahead: a lookahead launch. Walks every warp-instruction of one
+// block per distinct (live rows, live columns, block alignments, chunks,
+// lookahead role), as the kernel runs it.
 void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint64_t F, std::uint64_t kc,
-             std::uint64_t gv, std::uint64_t epw) {
+             std::uint64_t gv, std::uint64_t epw, bool pipe, const ahead_info* ahead) {
     const region_geometry G(F);
     const std::uint64_t b = m.b, warps = region_threads / b, epv = 4 * epw, vpb = m.block_bytes() / 16;
     const std::uint64_t a_vecs = kc / epv, b0v = kc * G.a_pitch / 4;  // B's first vector
@@ -464,32 +534,83 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
         return staging_memo.emplace(key, std::move(bc)).first->second;
     };
     // Cost of one block, memoised on its masks, alignments and chunks.
-    std::unordered_map<std::string, block_cost> memo;
+    // Keyed on (col_mask, row_mask | role, residues, chunks): a string key
+    // took a fifth of a paper-scale prediction's time.
+    struct key_hash {
+        std::size_t operator()(const std::array<std::uint64_t, 4>& k) const {
+            std::size_t h = 0;
+            for (auto v : k) h = h * 0x9e3779b97f4a7c15ull + std::hash<std::uint64_t>{}(v);
+            return h;
+        }
+    };
+    std::unordered_map<std::array<std::uint64_t, 4>, block_cost, key_hash> memo;
     std::vector<std::uint64_t> steps;
     std::uint64_t total_blocks = 0;
-    for (const job& J : jobs) {
+    for (std::uint64_t ji = 0; ji < jobs.size(); ++ji) {
+        const job& J = jobs[ji];
         const std::uint64_t width = G.vectors * epv;
         const std::uint64_t rx = (J.cols + width - 1) / width, ry = (J.rows + G.rows - 1) / G.rows;
         const std::uint64_t chunks = J.inner / kc;
         total_blocks += rx * ry;
-        for (std::uint64_t y = 0; y < ry; ++y)
-            for (std::uint64_t x = 0; x < rx; ++x) {
+        // Regions in launch order: row-major, or a lookahead's job 0 as the
+        // kernel orders it: T(a, a), row a, column a, the rest row-major.
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> order;
+        order.reserve(rx * ry);
+        if (ahead && ji == 0) {
+            const std::uint64_t a = ahead->next;
+            order.emplace_back(a, a);
+            for (std::uint64_t x = 0; x < rx; ++x)
+                if (x != a) order.emplace_back(a, x);
+            for (std::uint64_t y = 0; y < ry; ++y)
+                if (y != a) order.emplace_back(y, a);
+            for (std::uint64_t y = 0; y < ry; ++y)
+                for (std::uint64_t x = 0; x < rx; ++x)
+                    if (y != a && x != a) order.emplace_back(y, x);
+        } else {
+            for (std::uint64_t y = 0; y < ry; ++y)
+                for (std::uint64_t x = 0; x < rx; ++x) order.emplace_back(y, x);
+        }
+        for (const auto& [y, x] : order) {
+            {
                 const std::uint64_t row_base = J.row0 + y * G.rows, col_base = J.col0 + x * width;
+                // Lookahead roles: 1 publishes (job 0, row or column a), 2 also
+                // closes (T(a, a)), 3 waits (jobs 1 and 2).
+                const std::uint64_t role = !ahead ? 0
+                                           : ji != 0 ? 3
+                                           : y == ahead->next && x == ahead->next ? 2
+                                           : y == ahead->next || x == ahead->next ? 1
+                                                                                  : 0;
                 std::uint64_t row_mask = 0, col_mask = 0;
                 for (std::uint64_t g = 0; g < G.rows / 16; ++g)
                     if (live(row_base + 16 * g, J.row0, J.rows, J.skip_row0, J.skip_rows)) row_mask |= 1ull << g;
                 for (std::uint64_t v = 0; v < G.vectors; ++v)
                     if (live(col_base + v * epv, J.col0, J.cols, J.skip_col0, J.skip_cols)) col_mask |= 1ull << v;
                 const std::uint64_t c_res = col_base / epv % vpb;
-                std::string key = std::to_string(row_mask) + ',' + std::to_string(col_mask) + ',' +
-                                  std::to_string(c_res) + ',' + std::to_string(chunks) + ',' +
-                                  std::to_string(J.a_col0 / epv % vpb);
+                const std::array<std::uint64_t, 4> key{col_mask, row_mask | role << 32,
+                                                       c_res | (J.a_col0 / epv % vpb) << 32, chunks};
                 auto it = memo.find(key);
                 if (it == memo.end()) {
                     block_cost bc;
-                    if (row_mask != 0 && col_mask != 0) {
-                        tally blk;
-                        std::uint64_t st = 0;
+                    tally blk;
+                    std::uint64_t st = 0;
+                    if (ahead) {  // the claim: thread 0's atomic and store, a barrier, every thread's load
+                        lone_atomic(blk);
+                        blk.sstore({1, 1});
+                        blk.barrier(warps);
+                        blk.sload({1, 1}, warps);
+                        st += 2 + 2 * warps;
+                    }
+                    if (row_mask == 0 || col_mask == 0) {
+                        if (role == 1 || role == 2) {  // a band region of row or column a: published at once
+                            lone_atomic(blk);
+                            st += 1;
+                        }
+                    } else {
+                        if (role == 3) {  // two polls by thread 0, a barrier
+                            lone_atomic(blk, 2);
+                            blk.barrier(warps);
+                            st += 2 + warps;
+                        }
                         // C: 4F² vector loads and stores per thread, predicated per row group and column vector.
                         for (std::uint64_t w = 0; w < warps; ++w)
                             for (std::uint64_t f = 0; f < F; ++f)
@@ -522,8 +643,9 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                             blk.sstores(b_store_n[w] * chunks, {b_store[w].wf * chunks, b_store[w].ideal * chunks});
                             st += (a_store[w].wf + b_store[w].wf) * chunks;
                         }
-                        blk.barrier(warps * (2 * chunks - 1));
-                        st += warps * (2 * chunks - 1);
+                        const std::uint64_t barriers = pipe ? chunks : 2 * chunks - 1;
+                        blk.barrier(warps * barriers);
+                        st += warps * barriers;
                         const std::uint64_t reps = kc / 16 * chunks;
                         for (std::uint64_t w = 0; w < warps; ++w)
                             for (std::uint64_t u = 0; u < 16; ++u) {
@@ -537,16 +659,24 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                                 blk.compute(16 * F * F * reps);
                                 st += (c.wf + 16 * F * F) * reps;
                             }
-                        bc.c = std::move(blk.c);
-                        bc.steps = st;
+                        if (role == 2) st += closure(blk, m, F);
+                        if (role == 1 || role == 2) {  // after the stores: a barrier, thread 0's flag
+                            blk.barrier(warps);
+                            lone_atomic(blk);
+                            st += warps + 1;
+                        }
                     }
-                    it = memo.emplace(std::move(key), std::move(bc)).first;
+                    bc.c = std::move(blk.c);
+                    bc.steps = st;
+                    it = memo.emplace(key, std::move(bc)).first;
                 }
                 t.add(it->second.c);
                 steps.push_back(it->second.steps);
             }
+        }
     }
-    t.launch(total_blocks, region_threads, greedy_makespan(steps, m.k()), G.shared_words(kc));
+    const std::uint64_t words = (pipe ? 2 * G.shared_words(16) : G.shared_words(kc)) + (ahead ? 4 : 0);
+    t.launch(total_blocks, region_threads, greedy_makespan(steps, m.k()), words);
 }
 
 // The kernels' choice (apsp_runs.hpp, launch_regions and pick_region_shape):
@@ -568,10 +698,24 @@ std::pair<std::uint64_t, std::uint64_t> region_shape(const std::vector<job>& job
     return {1, 16};
 }
 
+// The largest of 64, 32, 16 that divides `unit` and whose chunk of F = 2 fits (0: none).
+std::uint64_t chunk2(std::uint64_t unit, const machine& m) {
+    for (std::uint64_t kc = 64; kc >= 16; kc /= 2)
+        if (unit % kc == 0 && region_geometry(2).shared_words(kc) <= m.M) return kc;
+    return 0;
+}
+
+// A launch of minplus_regions as launch_regions makes it: the shape (a
+// lookahead launch: F = 2), then the double-buffered staging where the
+// product is int32 with two or more chunks of 16 and both buffers fit.
 void product(tally& t, const machine& m, const std::vector<job>& jobs, std::uint64_t unit, std::uint64_t gv,
-             std::uint64_t epw) {
-    const auto [F, kc] = region_shape(jobs, unit, epw, m);
-    regions(t, m, jobs, F, kc, gv, epw);
+             std::uint64_t epw, const ahead_info* ahead = nullptr) {
+    auto [F, kc] = ahead ? std::pair<std::uint64_t, std::uint64_t>{2, chunk2(unit, m)} : region_shape(jobs, unit, epw, m);
+    bool pipe = epw == 1;
+    for (const job& j : jobs) pipe &= j.inner >= 32;
+    pipe &= 2 * region_geometry(F).shared_words(16) + (ahead ? 4 : 0) <= m.M;
+    if (pipe) kc = 16;
+    regions(t, m, jobs, F, kc, gv, epw, pipe, ahead);
 }
 
 job make_job(std::uint64_t row0, std::uint64_t rows, std::uint64_t col0, std::uint64_t cols, std::uint64_t a_col0,
@@ -587,26 +731,45 @@ job make_job(std::uint64_t row0, std::uint64_t rows, std::uint64_t col0, std::ui
     return j;
 }
 
-// Blocked Floyd-Warshall with regions (method A, dpx).
-partial_counts blocked_regions(const machine& m, std::uint64_t n, std::uint64_t tile, std::uint64_t epw) {
+// Blocked Floyd-Warshall with regions (method A, dpx), as blocked_regions
+// launches it; lookahead (apsp/dpx, int32, t = 128 where a chunk of F = 2
+// fits): step K's other tiles, T(K+1, K+1)'s closure and row and column
+// K + 1 in one launch.
+partial_counts blocked_regions(const machine& m, std::uint64_t n, std::uint64_t tile, std::uint64_t epw,
+                               bool lookahead = false) {
     const std::uint64_t np = pad(n, tile), tiles = np / tile, es = 4 / epw;
     const std::uint64_t gv = std::min<std::uint64_t>(16, tile / (4 * epw));
-    tally t;
-    for (std::uint64_t K = 0; K < tiles; ++K) {
+    const auto row_column = [&](std::uint64_t K) {
         const std::uint64_t band = K * tile;
-        tile_fw(t, m, tile, es, band, np);
-        if (tiles == 1) break;
         job row = make_job(band, tile, 0, np, band, band, tile);
         row.skip_col0 = band;
         row.skip_cols = tile;
         job col = make_job(0, np, band, tile, band, band, tile);
         col.skip_row0 = band;
         col.skip_rows = tile;
-        product(t, m, {row, col}, tile, gv, epw);
+        return std::vector<job>{row, col};
+    };
+    tally t;
+    bool pivot_done = false;
+    for (std::uint64_t K = 0; K < tiles; ++K) {
+        const std::uint64_t band = K * tile;
+        if (!pivot_done) {
+            tile_fw(t, m, tile, es, band, np);
+            if (tiles == 1) break;
+            product(t, m, row_column(K), tile, gv, epw);
+        }
         job rest = make_job(0, np, 0, np, band, band, tile);
         rest.skip_row0 = rest.skip_col0 = band;
         rest.skip_rows = rest.skip_cols = tile;
-        product(t, m, {rest}, tile, gv, epw);
+        pivot_done = lookahead && epw == 1 && K + 1 < tiles && tile == 128 && chunk2(tile, m) != 0;
+        if (pivot_done) {
+            std::vector<job> jobs{rest};
+            for (const job& j : row_column(K + 1)) jobs.push_back(j);
+            const ahead_info ahead{K + 1, tiles};
+            product(t, m, jobs, tile, gv, epw, &ahead);
+        } else {
+            product(t, m, {rest}, tile, gv, epw);
+        }
     }
     return t.c;
 }
@@ -626,7 +789,8 @@ partial_counts blocked(const machine& m, std::uint64_t n, const param_values& p)
 }
 
 partial_counts dpx(const machine& m, std::uint64_t n, const param_values& p) {
-    return blocked_regions(m, n, std::uint64_t(p.integer("t")), p.integer("width") == 16 ? 2 : 1);
+    return blocked_regions(m, n, std::uint64_t(p.integer("t")), p.integer("width") == 16 ? 2 : 1,
+                           p.integer("lookahead") == 1);
 }
 
 void recursive_fw(tally& t, const machine& m, std::uint64_t tr, std::uint64_t np, std::uint64_t o, std::uint64_t blocks) {
@@ -669,7 +833,9 @@ AGPU_REGISTER_CLOSED_FORM({"apsp/recursive",
 AGPU_REGISTER_CLOSED_FORM({"apsp/dpx",
                            "blocked method A with DPX add-min: 3n/t launches; width 16 moves d = 2 bytes per distance "
                            "(N_b = 2(4n^3/t - 2n^2)) and does two updates per instruction (half the compute notes); t = 128 "
-                           "allowed (1024-thread pivot tile)",
+                           "allowed (1024-thread pivot tile); lookahead=1 (int32, t = 128): n/t + 2 launches, step K's "
+                           "other tiles, T(K+1, K+1)'s closure in registers and row and column K + 1 in one launch (one "
+                           "flag poll per wait: the GPU may poll more)",
                            dpx});
 
 // ---------------------------------------------------------------- tile-size analysis
