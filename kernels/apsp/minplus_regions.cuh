@@ -23,8 +23,7 @@
 // relaxations per instruction). F = 2 (8 x 8 words per thread, ~100
 // registers, 2 blocks per SM) halves the shared loads and the A and B
 // traffic per update against F = 1 (4 x 4, 56 registers, 4 blocks per SM);
-// launches pick F = 2 for jobs at least 128 words both ways when its chunk
-// fits the machine's M.
+// launches pick F by launch_shape (apsp_runs.hpp; a lookahead launch F = 2).
 //
 // Shared layout: A^T's rows are padded to 64F + 4 words and B's to 64F + 8.
 // The transposing stores of A (a warp: 16 rows x 2 vectors, i.e. the same 16
@@ -128,6 +127,22 @@ inline constexpr unsigned region_poll_ns = 200;
 
 // m: the padded matrix as 16-byte vectors, `pitch` vectors per row.
 // CFirst: C is loaded before the first staging rather than after it (below).
+// One k of a product on registers: F vectors of A's column k (rows 4ty +
+// 64f .. + 3) at sv[a_at + 16f], F of B's row k (words 4(tx + 16g) .. + 3)
+// at sv[b_at + 16g], then the thread's 16F² relaxations.
+template <class Relax, unsigned F, class V, class S>
+AGPU_DEVICE void relax_k(V (&c)[4 * F][F], const S& sv, unsigned a_at, unsigned b_at) {
+    V x[F], y[F];
+    for (unsigned f = 0; f < F; ++f) x[f] = sv.load(a_at + 16 * f);
+    for (unsigned g = 0; g < F; ++g) y[g] = sv.load(b_at + 16 * g);
+    for (unsigned f = 0; f < F; ++f)
+        for (unsigned r = 0; r < 4; ++r)
+            for (unsigned g = 0; g < F; ++g)
+                for (unsigned w = 0; w < 4; ++w)
+                    c[4 * f + r][g].w[w] = Relax::relax(x[f].w[r], y[g].w[w], c[4 * f + r][g].w[w]);
+    kl::compute(16 * F * F);
+}
+
 // Floyd-Warshall on a region of 64F x 64F int32 distances held in the
 // registers of minplus_regions (the lookahead's T(a, a), after its update):
 // as tile_fw for t >= 64, with 8 x 8 (F = 2) or 4 x 4 values per thread. Step
@@ -162,15 +177,7 @@ AGPU_DEVICE void close_region(V (&c)[4 * F][F], const S& sv, unsigned tid) {
     for (unsigned k4 = 0; k4 < side; k4 += 4)
         unrolled<4>([&](auto u) {
             const unsigned k = k4 + u, buf = u % 2;
-            V x[F], y[F];
-            for (unsigned f = 0; f < F; ++f) x[f] = sv.load(2 * RV + buf * RV + ty + 16 * f);
-            for (unsigned g = 0; g < F; ++g) y[g] = sv.load(buf * RV + tx + 16 * g);
-            for (unsigned f = 0; f < F; ++f)
-                for (unsigned r = 0; r < 4; ++r)
-                    for (unsigned g = 0; g < F; ++g)
-                        for (unsigned w = 0; w < 4; ++w)
-                            c[4 * f + r][g].w[w] = Relax::relax(x[f].w[r], y[g].w[w], c[4 * f + r][g].w[w]);
-            kl::compute(16 * F * F);
+            relax_k<Relax, F>(c, sv, 2 * RV + buf * RV + ty, buf * RV + tx);
             if (k + 1 < side) publish(1 - buf, std::integral_constant<unsigned, (decltype(u)::value + 1) % 4>{}, k + 1);
             kl::sync_threads();
         });
@@ -353,17 +360,7 @@ AGPU_KERNEL AGPU_BOUNDS(256, region_policy<F>::min_blocks) void minplus_regions(
             const unsigned buf = ch & 1, sa = buf * BUF / 4, sb = (buf * BUF + KC * AP) / 4;
             const bool more = ch + 1 < chunks;
             if (more) fetch((ch + 1) * KC);
-            unrolled<KC>([&](auto k) {
-                V x[F], y[F];
-                for (unsigned f = 0; f < F; ++f) x[f] = sv.load(sa + k * APV + ty + 16 * f);
-                for (unsigned g = 0; g < F; ++g) y[g] = sv.load(sb + k * BPV + tx + 16 * g);
-                for (unsigned f = 0; f < F; ++f)
-                    for (unsigned r = 0; r < 4; ++r)
-                        for (unsigned g = 0; g < F; ++g)
-                            for (unsigned w = 0; w < 4; ++w)
-                                c[4 * f + r][g].w[w] = Relax::relax(x[f].w[r], y[g].w[w], c[4 * f + r][g].w[w]);
-                kl::compute(16 * F * F);
-            });
+            unrolled<KC>([&](auto k) { relax_k<Relax, F>(c, sv, sa + k * APV + ty, sb + k * BPV + tx); });
             if (more) {
                 put(buf ^ 1);
                 kl::sync_threads();
@@ -424,15 +421,7 @@ AGPU_KERNEL AGPU_BOUNDS(256, region_policy<F>::min_blocks) void minplus_regions(
         for (unsigned k16 = 0; k16 < kc; k16 += P::unroll)
             unrolled<P::unroll>([&](auto u) {
                 const unsigned k = k16 + u;
-                V a[F], b[F];
-                for (unsigned f = 0; f < F; ++f) a[f] = sv.load(k * APV + ty + 16 * f);
-                for (unsigned g = 0; g < F; ++g) b[g] = sv.load(b0 + k * BPV + tx + 16 * g);
-                for (unsigned f = 0; f < F; ++f)
-                    for (unsigned r = 0; r < 4; ++r)
-                        for (unsigned g = 0; g < F; ++g)
-                            for (unsigned w = 0; w < 4; ++w)
-                                c[4 * f + r][g].w[w] = Relax::relax(a[f].w[r], b[g].w[w], c[4 * f + r][g].w[w]);
-                kl::compute(16 * F * F);
+                relax_k<Relax, F>(c, sv, k * APV + ty, b0 + k * BPV + tx);
             });
     }
     // (Only where a lookahead launch may run, F = 2: the closure's code in the

@@ -681,7 +681,8 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
 
 // The kernels' choice (apsp_runs.hpp, launch_regions and pick_region_shape):
 // F = 2 where every job spans 128 rows and 128 words, its 128 x 128 regions
-// number at least two per core, and a chunk fits; the chunk kc the largest of
+// number at least 2·p (the machine's lanes, as the kernels' launch_shape
+// says why), and a chunk fits; the chunk kc the largest of
 // 64, 32, 16 that divides `unit` and fits in M words.
 std::pair<std::uint64_t, std::uint64_t> region_shape(const std::vector<job>& jobs, std::uint64_t unit,
                                                      std::uint64_t epw, const machine& m) {
