@@ -106,11 +106,11 @@ inline algo_spec dpx_spec() {
              {"width", "distance bits: 32, or 16 (inf = 2^14 - 1; finite distances must stay below 2^13)", "32",
               {"32", "16"}, 0, 0},
              {"lookahead",
-              "1: step K's launch for the other tiles also closes pivot tile K+1 and updates its row and column "
-              "(width=32, t=128, regions of one tile: n/t + 2 launches; elsewhere it has no effect); 0: three "
-              "launches per pivot",
+              "1: where step K's other tiles fill at least two waves of 128 x 128 regions (2 blocks per SM; n >= "
+              "~3000 on the H100), their launch also closes pivot tile K+1 and updates its row and column "
+              "(width=32, t=128: n/t + 2 launches); 2: always (width=32, t=128); 0: three launches per pivot",
               "1",
-              {"0", "1"},
+              {"0", "1", "2"},
               0,
               0},
              graph_param()}};
@@ -294,6 +294,16 @@ region_shape launch_shape(const model::machine& mach, const region_launch& L, un
     return pick_region_shape(unit, mach.M, wide);
 }
 
+// Whether apsp/dpx lookahead=1 uses the lookahead launch: where the other
+// tiles' regions (one per tile, 2 blocks per SM) fill at least two waves of
+// the k SMs. With fewer, the last blocks (the next pivot row and column)
+// start while T(a, a) is still being closed and wait for it: on the H100,
+// t = 128, lookahead against none: n = 256 1.26x the time, 512 1.36x, 1024
+// 1.30x, 2048 (0.85 waves) 1.17x, 4096 (3.6 waves) 0.77x, 8192 0.87x.
+inline bool lookahead_pays(std::uint32_t tiles, std::uint64_t k) {
+    return std::uint64_t(tiles - 1) * (tiles - 1) >= 2 * region_policy<2>::min_blocks * k;
+}
+
 // The shape of a lookahead launch: regions of one t x t tile, t = 128 (F =
 // 2), where its chunk fits in M words; F = 0 otherwise (no lookahead).
 inline region_shape ahead_shape(unsigned t, std::uint64_t M) {
@@ -357,13 +367,13 @@ void launch_regions(Exec& ex, const char* name, kl::gspan<word4<typename Relax::
 // Blocked Floyd-Warshall with the register-blocked product (method A, dpx):
 // per pivot K, tile_fw on T(K, K); one launch for the pivot row (a region
 // job whose only output rows are the band) and column; one for the rest.
-// With lookahead (apsp/dpx lookahead=1, int32, t = 128: its regions are one
-// tile each, F = 2), the launch of step K's other tiles also closes
+// With lookahead (apsp/dpx lookahead=2, or 1 where lookahead_pays; int32,
+// t = 128: its regions are one tile each, F = 2), the launch of step K's other tiles also closes
 // T(K+1, K+1) and updates row and column K + 1 by it (region_ahead): n/t + 2
 // launches instead of 3n/t, and the next step's pivot work runs while the SMs
 // update the other tiles rather than alone on one SM and then one wave.
 template <class Relax, class T, class Exec>
-void blocked_regions(Exec& ex, kl::gspan<T> d, std::uint32_t np, unsigned t, bool lookahead = false) {
+void blocked_regions(Exec& ex, kl::gspan<T> d, std::uint32_t np, unsigned t, std::int64_t lookahead = 0) {
     using V = word4<typename Relax::word>;
     constexpr unsigned epv = 4 * Relax::per_word;
     const kl::gspan<V> m(reinterpret_cast<V*>(d.data()), std::size_t(np) * np / epv);
@@ -402,7 +412,8 @@ void blocked_regions(Exec& ex, kl::gspan<T> d, std::uint32_t np, unsigned t, boo
         }
         region_launch rest = other_tiles(K);
         pivot_done = false;
-        if (lookahead && Relax::per_word == 1 && K + 1 < tiles) {
+        if ((lookahead == 2 || (lookahead == 1 && lookahead_pays(tiles, ex.machine().k()))) &&
+            Relax::per_word == 1 && K + 1 < tiles) {
             region_launch ahead = rest;
             ahead.jobs = 3;
             row_column(K + 1, ahead, 1);
@@ -553,7 +564,7 @@ check_result run_dpx(Exec& ex, std::uint64_t n, const param_values& p, std::uint
     const std::uint32_t np = round_up(n, t);
     if (p.integer("width") == 32) {
         auto d = upload_matrix<std::int32_t>(ex, g, np, inf32);
-        blocked_regions<relax_dpx32>(ex, d, np, t, p.integer("lookahead") == 1);
+        blocked_regions<relax_dpx32>(ex, d, np, t, p.integer("lookahead"));
         return check_distances(g, fetch_widened(ex, d, std::size_t(np) * np), np, inf32);
     }
     auto d = upload_matrix<std::int16_t>(ex, g, np, inf16);

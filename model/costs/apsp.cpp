@@ -14,7 +14,8 @@
 // 16-byte shared access served per half-warp), strips t*t2 threads.
 //
 // Launches: naive n; blocked and dpx 3·n_p/t (1 when n_p = t); dpx with
-// lookahead (int32, t = 128) n_p/t + 2; recursive 5·n_p/t_r - 4; n_p is n
+// lookahead (int32, t = 128; lookahead=1 where (n_p/t - 1)² >= 4k, 2
+// always) n_p/t + 2; recursive 5·n_p/t_r - 4; n_p is n
 // padded to the tile (t, t_r). Products of int32 with two or more chunks of
 // 16 stage double-buffered (one barrier per chunk, two buffers of shared
 // memory) where both buffers fit in M. The source paper's
@@ -737,7 +738,7 @@ job make_job(std::uint64_t row0, std::uint64_t rows, std::uint64_t col0, std::ui
 // fits): step K's other tiles, T(K+1, K+1)'s closure and row and column
 // K + 1 in one launch.
 partial_counts blocked_regions(const machine& m, std::uint64_t n, std::uint64_t tile, std::uint64_t epw,
-                               bool lookahead = false) {
+                               std::int64_t lookahead = 0) {
     const std::uint64_t np = pad(n, tile), tiles = np / tile, es = 4 / epw;
     const std::uint64_t gv = std::min<std::uint64_t>(16, tile / (4 * epw));
     const auto row_column = [&](std::uint64_t K) {
@@ -762,7 +763,10 @@ partial_counts blocked_regions(const machine& m, std::uint64_t n, std::uint64_t 
         job rest = make_job(0, np, 0, np, band, band, tile);
         rest.skip_row0 = rest.skip_col0 = band;
         rest.skip_rows = rest.skip_cols = tile;
-        pivot_done = lookahead && epw == 1 && K + 1 < tiles && tile == 128 && chunk2(tile, m) != 0;
+        // lookahead=1 where the other tiles fill two waves of 2 blocks per MP (kernels: lookahead_pays).
+        const bool pays = (tiles - 1) * (tiles - 1) >= 4 * m.k();
+        pivot_done = (lookahead == 2 || (lookahead == 1 && pays)) && epw == 1 && K + 1 < tiles && tile == 128 &&
+                     chunk2(tile, m) != 0;
         if (pivot_done) {
             std::vector<job> jobs{rest};
             for (const job& j : row_column(K + 1)) jobs.push_back(j);
@@ -791,7 +795,7 @@ partial_counts blocked(const machine& m, std::uint64_t n, const param_values& p)
 
 partial_counts dpx(const machine& m, std::uint64_t n, const param_values& p) {
     return blocked_regions(m, n, std::uint64_t(p.integer("t")), p.integer("width") == 16 ? 2 : 1,
-                           p.integer("lookahead") == 1);
+                           p.integer("lookahead"));
 }
 
 void recursive_fw(tally& t, const machine& m, std::uint64_t tr, std::uint64_t np, std::uint64_t o, std::uint64_t blocks) {
@@ -834,7 +838,8 @@ AGPU_REGISTER_CLOSED_FORM({"apsp/recursive",
 AGPU_REGISTER_CLOSED_FORM({"apsp/dpx",
                            "blocked method A with DPX add-min: 3n/t launches; width 16 moves d = 2 bytes per distance "
                            "(N_b = 2(4n^3/t - 2n^2)) and does two updates per instruction (half the compute notes); t = 128 "
-                           "allowed (1024-thread pivot tile); lookahead=1 (int32, t = 128): n/t + 2 launches, step K's "
+                           "allowed (1024-thread pivot tile); lookahead (int32, t = 128; =1 where the other tiles fill two waves, =2 "
+                           "always): n/t + 2 launches, step K's "
                            "other tiles, T(K+1, K+1)'s closure in registers and row and column K + 1 in one launch (one "
                            "flag poll per wait: the GPU may poll more)",
                            dpx});

@@ -42,7 +42,7 @@ declare -A race_sizes=([sort]=1000,9973 [apsp]=100 [apsp-wide]=250)
 # racecheck: 250, 2 tiles), the variants that have them.
 sizes[apsp-wide]=1000
 declare -A suite_of=([apsp-wide]=apsp)
-declare -A only_of=([apsp-wide]="apsp/dpx t=128;width=32|apsp/dpx t=128;width=32;lookahead=0|apsp/blocked t=64;method=A")
+declare -A only_of=([apsp-wide]="apsp/dpx t=128;width=32;lookahead=2|apsp/dpx t=128;width=32;lookahead=0|apsp/blocked t=64;method=A")
 declare -A race_only=([sort]="sort/multiway type=u32;values=0|sort/multiway type=u64;values=1|sort/multiway type=float;values=1|sort/multiway type=u32;values=1;input=few|sort/multiway type=u32;values=0;parts=1|sort/pairwise type=u32;values=0|sort/bitonic type=u32")
 [ ${#suites[@]} -eq 0 ] && suites=(micro stats scan rank apsp apsp-wide sort)
 

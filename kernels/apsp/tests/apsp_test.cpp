@@ -147,9 +147,21 @@ TEST(ApspLaunches, NaiveBlockedRecursive) {
     EXPECT_EQ(run("h100", "apsp/blocked", 10, {"t=16"}).record.launches.size(), 1u);  // one tile: the pivot only
     // dpx t = 128 with lookahead (int32, the default): n/t + 2 launches, the
     // pivot tile and its row and column launched once; without, 3n/t.
-    EXPECT_EQ(run("h100", "apsp/dpx", 520, {"t=128"}).record.launches.size(), 5u + 2);
+    // (lookahead=1 only where the other tiles fill two waves: not at 5 tiles.)
+    EXPECT_EQ(run("h100", "apsp/dpx", 520, {"t=128", "lookahead=2"}).record.launches.size(), 5u + 2);
+    EXPECT_EQ(run("h100", "apsp/dpx", 520, {"t=128"}).record.launches.size(), 3u * 5);
     EXPECT_EQ(run("h100", "apsp/dpx", 520, {"t=128", "lookahead=0"}).record.launches.size(), 3u * 5);
-    EXPECT_EQ(run("h100", "apsp/dpx", 520, {"t=128", "width=16"}).record.launches.size(), 3u * 5);  // int32 only
+    EXPECT_EQ(run("h100", "apsp/dpx", 520, {"t=128", "width=16", "lookahead=2"}).record.launches.size(), 3u * 5);
+    // The default on the H100 (132 SMs: two waves are 528 regions): n = 2048
+    // (15² other tiles) without, 4096 (31²) and 8192 with (closed forms).
+    const auto& spec = sim::find_algorithm("apsp/dpx").spec;
+    const auto launches = [&](std::uint64_t n) {
+        return model::find_closed_form("apsp/dpx")->costs(model::resolve_device("h100").agpu, n,
+                                                          model::parse_params(spec, {"t=128"}))[counter::launches];
+    };
+    EXPECT_EQ(launches(2048), 3u * 16);
+    EXPECT_EQ(launches(4096), 32u + 2);
+    EXPECT_EQ(launches(8192), 64u + 2);
 }
 
 // The lookahead launch (region_ahead) on several steps and every graph:
@@ -158,19 +170,19 @@ TEST(ApspLaunches, NaiveBlockedRecursive) {
 TEST(ApspLookahead, CorrectAndEqualsTheClosedForm) {
     for (std::uint64_t n : {257, 520})
         for (const char* gname : graphs) {
-            const auto s = run("h100", "apsp/dpx", n, {"t=128", std::string("graph=") + gname});
+            const auto s = run("h100", "apsp/dpx", n, {"t=128", "lookahead=2", std::string("graph=") + gname});
             EXPECT_TRUE(s.check.passed) << gname << " n=" << n << ": " << s.check.detail;
         }
     for (const char* dev : {"h100", "h100-b64"}) {
         const auto& a = sim::find_algorithm("apsp/dpx");
-        const auto params = model::parse_params(a.spec, {"t=128", "lookahead=1"});
-        const auto got = run(dev, "apsp/dpx", 512, {"t=128", "lookahead=1"}).record.totals();
+        const auto params = model::parse_params(a.spec, {"t=128", "lookahead=2"});
+        const auto got = run(dev, "apsp/dpx", 512, {"t=128", "lookahead=2"}).record.totals();
         for (const auto& [ctr, value] : model::find_closed_form("apsp/dpx")->costs(model::resolve_device(dev).agpu, 512, params))
             EXPECT_EQ(got[ctr], value) << "lookahead on " << dev << ": counter " << model::info(ctr).name;
     }
     // The same updates either way (the closure in 8 warps of 64 per k, tile_fw
     // in 32 of 16); the flags and claims only with lookahead.
-    const auto with = run("h100", "apsp/dpx", 512, {"t=128", "lookahead=1"}).record.totals();
+    const auto with = run("h100", "apsp/dpx", 512, {"t=128", "lookahead=2"}).record.totals();
     const auto without = run("h100", "apsp/dpx", 512, {"t=128", "lookahead=0"}).record.totals();
     EXPECT_EQ(without[counter::compute_instructions], with[counter::compute_instructions]);
     EXPECT_EQ(with[counter::global_atomic_instructions] > 0, true);
