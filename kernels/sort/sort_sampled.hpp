@@ -28,7 +28,9 @@
 //     stratified as the engine samples) twice, on the first x1 and x2 keys of
 //     their range (split on the host by a d-way selection over the same
 //     synthesized runs). The part of a block's counters its ranges fix (its
-//     global moves and their staging) is costed per block (moves_tally).
+//     global moves and their staging) is costed per block (moves_tally), in
+//     expectation over where a range falls against b-word blocks where it
+//     starts at a searched split (moves_near).
 // The error is measured against exact runs in sim/README.md.
 //
 // Applies to u32 and float keys with input=random (every bit pattern equally
@@ -38,12 +40,14 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <map>
 #include <numeric>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "agpu/model/closed_form.hpp"
@@ -193,8 +197,53 @@ inline block_ranges ranges_of(const merge_shape& s, const std::vector<std::uint6
 // b-word blocks: a block of aligned ranges costs fewer than another, which a
 // line in the keys alone cannot tell. Costed as the simulator costs them
 // (sim/README.md), for 32-bit keys and values.
-// A move's counts by (read, lead, length), shared by a launch's blocks.
-using moves_memo = std::map<std::tuple<bool, std::uint64_t, std::uint64_t>, sim::block_sample>;
+//
+// Where a range starts at a split that a search found (inside its run, not
+// the pivot's own run), the place in its b-element block is the synthesized
+// data's draw, and the run's own data puts it elsewhere: in a launch of few
+// heavy blocks an aligned range, a 1/b chance, saves about a bank conflict
+// per warp-instruction of its staging stores (sort/multiway parts=4 at 2^22:
+// 5% of the last launch's), which made the estimate one more draw of the
+// run's. There the counts are averaged over the b starts of that block, the
+// range's end where it fell (so its last move's length moves with the start),
+// with their variance; so are the root's writes after such a range. That is
+// the expectation where a split's spread is several b-blocks wide, so that
+// its density is flat across one (synthesized_merge says where).
+
+// Counts as reals (time_steps: the steps): an expectation, a variance.
+using moments = std::array<double, model::counter_count>;
+
+inline moments moments_of(const sim::block_sample& s) {
+    moments x{};
+    for (std::size_t i = 0; i < model::counter_count; ++i) x[i] = double(s.c.v[i]);
+    x[std::size_t(model::counter::time_steps)] = double(s.steps);
+    return x;
+}
+
+// Over the b starts of a block of b elements, a range ending h elements
+// past a multiple of the chunk from that block's first: the mean and variance
+// of one full move at the start (`full`), of the rest of the range (`rest`:
+// its partial last move, less a full move where the start passes h) and their
+// covariance. The range's counts are A·full + rest, A its full moves from the
+// block's first element (a chunk a multiple of b: every move of the range
+// starts at the same place in its block).
+struct place_moments {
+    moments full_mean{}, full_var{}, rest_mean{}, rest_var{}, cov{};
+};
+
+// Shared by a launch's blocks (one chunk): a move's counts by (read, lead,
+// length), and the moments over the places by (read, h).
+struct moves_memo {
+    std::map<std::tuple<bool, std::uint64_t, std::uint64_t>, sim::block_sample> move;
+    std::map<std::pair<bool, std::uint64_t>, place_moments> places;
+};
+
+// A block's known part: the counts where its ranges fall as given (`fixed`),
+// plus the expectation and variance of those taken over the places.
+struct known_part {
+    sim::block_sample fixed{};
+    moments mean{}, var{};
+};
 
 struct moves_tally {
     const model::machine& m;
@@ -202,6 +251,7 @@ struct moves_tally {
     bool pairs;
     moves_memo& memo;
     sim::block_sample part{};
+    moments mean{}, var{};
 
     static std::uint64_t units(std::uint64_t first, std::uint64_t bytes, std::uint64_t unit) {
         return (first + bytes - 1) / unit - first / unit + 1;
@@ -230,28 +280,78 @@ struct moves_tally {
         c[counter::warp_instructions] += 1;
         part.steps += cost.wf;
     }
+    // One move of n elements at a place `lead` elements past a b-element
+    // block's start. A move's counts depend only on that and its length:
+    // each distinct one is costed once.
+    const sim::block_sample& one(bool read, std::uint64_t lead, std::uint64_t n) {
+        const auto key = std::tuple{read, lead, n};
+        auto it = memo.move.find(key);
+        if (it == memo.move.end()) {
+            const sim::block_sample before = part;
+            part = {};
+            move(read, lead, n);
+            it = memo.move.emplace(key, part).first;
+            part = before;
+        }
+        return it->second;
+    }
     // len elements at element p moved in chunk-element moves: a leaf's reads
-    // or the root's writes. A move's counts depend only on how it falls
-    // against b-element blocks and its length: each distinct one is costed once.
+    // or the root's writes.
     void moves(bool read, std::uint64_t p, std::uint64_t len, std::uint64_t chunk) {
         for (std::uint64_t at = 0; at < len; at += chunk) {
             const std::uint64_t n = std::min(chunk, len - at), lead = (p + at) % m.b;
             // Moves of the same length and lead that follow (a chunk a multiple of b keeps the lead).
             std::uint64_t same = 1;
             if (chunk % m.b == 0 && n == chunk) same = (len - at) / chunk;
-            const auto key = std::tuple{read, lead, n};
-            auto it = memo.find(key);
-            if (it == memo.end()) {
-                const sim::block_sample before = part;
-                part = {};
-                move(read, p + at, n);
-                it = memo.emplace(key, part).first;
-                part = before;
-            }
-            for (std::size_t i = 0; i < model::counter_count; ++i) part.c.v[i] += same * it->second.c.v[i];
-            part.steps += same * it->second.steps;
+            const sim::block_sample& x = one(read, lead, n);
+            for (std::size_t i = 0; i < model::counter_count; ++i) part.c.v[i] += same * x.c.v[i];
+            part.steps += same * x.steps;
             at += (same - 1) * chunk;
         }
+    }
+    // The same moves averaged over the b starts of the b-element block that
+    // p falls in, the end p + len where it is: their counts' mean and
+    // variance. Where the chunk is not a multiple of b a range's moves fall
+    // at different places, and where the range is shorter than b a start
+    // could pass its end: p is kept.
+    void moves_near(bool read, std::uint64_t p, std::uint64_t len, std::uint64_t chunk) {
+        if (chunk % m.b != 0 || len < m.b) return moves(read, p, len, chunk);
+        const std::uint64_t from_block = len + p % m.b;
+        const place_moments& pm = places(read, chunk, from_block % chunk);
+        const double a = double(from_block / chunk);
+        for (std::size_t i = 0; i < model::counter_count; ++i) {
+            mean[i] += a * pm.full_mean[i] + pm.rest_mean[i];
+            var[i] += a * a * pm.full_var[i] + 2 * a * pm.cov[i] + pm.rest_var[i];
+        }
+    }
+    const place_moments& places(bool read, std::uint64_t chunk, std::uint64_t h) {
+        const auto key = std::pair{read, h};
+        auto it = memo.places.find(key);
+        if (it != memo.places.end()) return it->second;
+        std::vector<moments> x(m.b), z(m.b);
+        for (std::uint64_t lead = 0; lead < m.b; ++lead) {
+            // From this start: A full moves (A - 1 where it passes h), then a partial one of `last`.
+            x[lead] = moments_of(one(read, lead, chunk));
+            const std::uint64_t last = lead <= h ? h - lead : chunk + h - lead;
+            if (last > 0) z[lead] = moments_of(one(read, lead, last));
+            if (lead > h)
+                for (std::size_t i = 0; i < model::counter_count; ++i) z[lead][i] -= x[lead][i];
+        }
+        place_moments pm;
+        const double nb = double(m.b);
+        for (std::size_t i = 0; i < model::counter_count; ++i) {
+            for (std::uint64_t l = 0; l < m.b; ++l) {
+                pm.full_mean[i] += x[l][i] / nb;
+                pm.rest_mean[i] += z[l][i] / nb;
+            }
+            for (std::uint64_t l = 0; l < m.b; ++l) {
+                const double dx = x[l][i] - pm.full_mean[i], dz = z[l][i] - pm.rest_mean[i];
+                pm.full_var[i] += dx * dx / nb;
+                pm.rest_var[i] += dz * dz / nb;
+                pm.cov[i] += dx * dz / nb;
+            }
+        }
+        return memo.places.emplace(key, pm).first->second;
     }
 
     // One move of n elements at element p: a leaf's read (global loads, then
@@ -277,17 +377,27 @@ struct moves_tally {
     }
 };
 
-inline sim::block_sample moves_part(const model::machine& m, const merge_shape& s, std::uint64_t threads,
-                                    std::uint64_t block, const std::vector<std::uint64_t>& lo,
-                                    const std::vector<std::uint64_t>& hi, bool pairs, moves_memo& memo) {
+// anywhere (empty: none): which ranges start at a split a search found, taken
+// over the starts near it (above); the root's writes then too.
+inline known_part moves_part(const model::machine& m, const merge_shape& s, std::uint64_t threads,
+                             std::uint64_t block, const std::vector<std::uint64_t>& lo,
+                             const std::vector<std::uint64_t>& hi, bool pairs, moves_memo& memo,
+                             const std::vector<bool>& anywhere = {}) {
     moves_tally t{m, threads, pairs, memo};
     std::uint64_t out = run_start(s, block / s.parts, 0), keys = 0;
+    bool out_anywhere = false;
     for (unsigned r = 0; r < s.d; ++r) {
         out += lo[r] - run_start(s, block / s.parts, r);
         keys += hi[r] - lo[r];
-        t.moves(true, lo[r], hi[r] - lo[r], s.chunk);
+        if (!anywhere.empty() && anywhere[r]) {
+            t.moves_near(true, lo[r], hi[r] - lo[r], s.chunk);
+            out_anywhere = true;
+        } else {
+            t.moves(true, lo[r], hi[r] - lo[r], s.chunk);
+        }
     }
-    t.moves(false, out, keys, s.chunk);
+    if (out_anywhere) t.moves_near(false, out, keys, s.chunk);
+    else t.moves(false, out, keys, s.chunk);
     if (s.parts > 1) {  // lanes r < d read their run's two splits: a warp-instruction per b runs and split
         const std::uint64_t first = (block / s.parts * (s.parts + 1) + block % s.parts) * s.d;
         for (std::uint64_t w = 0; w * m.b < s.d; ++w) {
@@ -295,7 +405,7 @@ inline sim::block_sample moves_part(const model::machine& m, const merge_shape& 
             for (std::uint64_t at : {first, first + s.d}) t.global(true, at + a, at + z, 8, z - a + 1);
         }
     }
-    return t.part;
+    return {t.part, t.mean, t.var};
 }
 
 // Orders blocks for run_blocks, which runs the first alone and then claims
@@ -373,6 +483,7 @@ struct distribution {
     std::vector<K> pivot_keys;
     std::vector<std::uint32_t> pivot_tags;
     std::vector<std::uint64_t> splits;
+    std::vector<bool> searched;  // per split: found by a search, strictly inside its run
 };
 
 template <class K>
@@ -383,6 +494,7 @@ distribution<K> synthesized_distribution(const sorted_runs_synth<K>& state, cons
     out.pivot_keys.resize(ps.groups * (P - 1));
     out.pivot_tags.resize(ps.groups * (P - 1));
     out.splits.resize(ps.groups * (P + 1) * d);
+    out.searched.resize(out.splits.size());
     std::vector<typename sorted_runs_synth<K>::split_cache> caches(d);
     struct sample {
         std::uint32_t order;
@@ -416,6 +528,7 @@ distribution<K> synthesized_distribution(const sorted_runs_synth<K>& state, cons
                     const std::uint32_t v = order_value(out.pivot_keys[at]);
                     split = r == pr ? lo + out.pivot_tags[at] % per_run * (hi - lo) / per_run
                                     : lo + state.rank(lo / s.run_len, v, r < pr, &caches[r]);
+                    out.searched[(g * (P + 1) + q) * d + r] = r != pr && lo < split && split < hi;
                 }
                 out.splits[(g * (P + 1) + q) * d + r] = split;
             }
@@ -466,20 +579,52 @@ void take_host(sim::executor& ex, pivot_spans<K> dev, const distribution<K>& hos
 template <class K, class V, bool Pairs, class P = sampled_policy>
 void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const plan_ns::sort_shape& shape,
                        const merge_shape& s, sorted_spans<K, V> in, sorted_spans<K, V> out,
-                       kl::gspan<const std::uint64_t> splits) {
+                       kl::gspan<const std::uint64_t> splits, const std::vector<bool>& searched) {
     const std::uint64_t blocks = ps.groups * ps.parts;
     const std::uint64_t threads = plan_ns::merge_threads(ex.machine(), shape.warps);
     const kl::dim3 grid{static_cast<unsigned>(blocks)}, block{static_cast<unsigned>(threads)};
     std::vector<std::uint64_t> host_splits(splits.size());
     if (!host_splits.empty()) ex.download(std::span<std::uint64_t>(host_splits), splits);
     std::vector<std::uint64_t> work(blocks);
+    // Every block's known part, in expectation over where its searched
+    // splits fall (detail::moves_tally::moves_near; its fractions carried
+    // from block to block, so that the launch's total is the expectations'
+    // sum), and the variance of the run's about it. Only where a split's
+    // spread is at least b elements (the binomial one of the first pivot's
+    // rank in a run, sqrt(L(1/P)(1 - 1/P))): on narrower ones the places in a
+    // b-block are not equally likely (sort/multiway parts=4 at 2^22, its
+    // first pass, L = 1024: starts 1 to 10 words into a block up to 40%
+    // rarer than 17 to 31), and the synthesized draw is kept.
+    const std::uint64_t b_words = ex.machine().b;
+    const bool spread = s.parts > 1 && s.run_len * (s.parts - 1) >= b_words * b_words * s.parts * s.parts;
     std::vector<sim::block_sample> known(blocks);
+    std::vector<double> known_variance(model::counter_count, 0.0);
     detail::moves_memo memo;
-    for (std::uint64_t b = 0; b < blocks; ++b) {
-        const auto r = detail::ranges_of(s, host_splits, b);
-        work[b] = r.keys();
-        known[b] = detail::moves_part(ex.machine(), s, threads, b, r.lo, r.hi, Pairs, memo);
+    {
+        detail::moments sum{}, given{};
+        std::vector<bool> anywhere(spread && !searched.empty() ? s.d : 0);
+        for (std::uint64_t b = 0; b < blocks; ++b) {
+            const auto r = detail::ranges_of(s, host_splits, b);
+            work[b] = r.keys();
+            for (unsigned k = 0; k < anywhere.size(); ++k)
+                anywhere[k] = searched[(b / s.parts * (s.parts + 1) + b % s.parts) * s.d + k];
+            const auto part = detail::moves_part(ex.machine(), s, threads, b, r.lo, r.hi, Pairs, memo, anywhere);
+            known[b] = part.fixed;
+            for (std::size_t i = 0; i < model::counter_count; ++i) {
+                sum[i] += part.mean[i];
+                const double add = std::max(0.0, std::round(sum[i]) - given[i]);
+                given[i] += add;
+                if (i == std::size_t(model::counter::time_steps)) known[b].steps += std::uint64_t(add);
+                else known[b].c.v[i] += std::uint64_t(add);
+                known_variance[i] += part.var[i];
+            }
+        }
     }
+    // A sampled block's own known part: its splits where they fell.
+    auto own_known = [&](std::uint64_t b) {
+        const auto r = detail::ranges_of(s, host_splits, b);
+        return detail::moves_part(ex.machine(), s, threads, b, r.lo, r.hi, Pairs, memo).fixed;
+    };
     const std::uint64_t most = ex.options().sample_strata;
     const std::uint64_t x1 = P::x1(ps.d, shape.chunk), x2 = 2 * x1;
     std::vector<std::uint8_t> klass(blocks);
@@ -539,7 +684,7 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
         const auto got = ex.run_blocks(std::span<const std::uint64_t>(whole), "multiway_merge", multiway_merge<K, V, Pairs>,
                                        grid, block, ps.heap_bytes, kl::gspan<const K>(in.keys),
                                        kl::gspan<const V>(in.vals), out.keys, out.vals, splits, s);
-        for (std::size_t i = 0; i < whole.size(); ++i) samples.push_back({whole[i], work[whole[i]], got[i], known[whole[i]]});
+        for (std::size_t i = 0; i < whole.size(); ++i) samples.push_back({whole[i], work[whole[i]], got[i], own_known(whole[i])});
     }
     if (probe) {
         // One launch of four times the parts: block (g, q) probed on its first
@@ -562,7 +707,7 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
                     probe_splits[(g * (probe_shape.parts + 1) + q) * s.d + k] = r.lo[k];
                     probe_splits[(g * (probe_shape.parts + 1) + q + 1) * s.d + k] = ends[k];
                 }
-                probes.push_back({b, x, {}, detail::moves_part(ex.machine(), probe_shape, threads, ids.back(), r.lo, ends, Pairs, memo)});
+                probes.push_back({b, x, {}, detail::moves_part(ex.machine(), probe_shape, threads, ids.back(), r.lo, ends, Pairs, memo).fixed});
             }
         std::vector<std::size_t> order(ids.size());
         std::iota(order.begin(), order.end(), std::size_t(0));
@@ -592,7 +737,7 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
             for (std::uint64_t g = 0; g < whole_groups; ++g) typical[g * s.parts + q] = mean;
         }
     ex.record_work_launch("multiway_merge", grid, block, ps.heap_bytes, work, klass, typical, known, samples,
-                          themselves);
+                          themselves, known_variance);
 }
 
 // The sort of n random keys in sampled mode, on synthesized inputs; the
@@ -620,11 +765,12 @@ check_result merge_sort_synthesized(sim::executor& ex, std::uint64_t n, const pl
             const sorted_runs_synth<K> state(n, ps.run_len, mix_seed(seed, i + 1));
             ex.refill_synthesized(in.keys, [state](std::uint64_t f, std::uint64_t c, K* dst) { state.fill(f, c, dst); });
             kl::gspan<std::uint64_t> splits{};
+            std::vector<bool> searched;
             if (ps.parts > 1) {
                 // The distribution's launches record a few blocks and skip the
                 // rest; every group's pivots and splits (the merges' ranges)
                 // come from the host, checked against what the recorded blocks wrote.
-                const auto host = detail::synthesized_distribution(state, ps, s);
+                auto host = detail::synthesized_distribution(state, ps, s);
                 const auto pivots = alloc_pivots<sim::executor, K>(ex, ps);
                 splits = ex.alloc<std::uint64_t>(splits_size(ps));
                 ex.set_sample_strata(P::split_strata);
@@ -635,8 +781,10 @@ check_result merge_sort_synthesized(sim::executor& ex, std::uint64_t n, const pl
                 launch_split_search(ex, ps, s, kl::gspan<const K>(in.keys), pivots, splits);
                 detail::take_host(ex, splits, host.splits, "split_search's splits");
                 ex.set_sample_strata(0);
+                searched = std::move(host.searched);
             }
-            synthesized_merge<K, V, Pairs, P>(ex, ps, shape, s, in, out, kl::gspan<const std::uint64_t>(splits));
+            synthesized_merge<K, V, Pairs, P>(ex, ps, shape, s, in, out, kl::gspan<const std::uint64_t>(splits),
+                                              searched);
         }
         for (auto keys : {in.keys, out.keys}) ex.release_synthesized(keys);
         for (auto vals : {in.vals, out.vals}) ex.release_synthesized(vals);

@@ -1694,7 +1694,7 @@ void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3
                                   std::size_t dynamic_shared_bytes, std::span<const std::uint64_t> work,
                                   std::span<const std::uint8_t> klass, std::span<const double> typical_work,
                                   std::span<const block_sample> known, std::span<const work_sample> samples,
-                                  std::span<const std::uint64_t> themselves) {
+                                  std::span<const std::uint64_t> themselves, std::span<const double> known_variance) {
     const model::machine& m = m_dev.agpu;
     const std::string kname(name);
     check_launch(kname, grid, block, dynamic_shared_bytes);
@@ -1703,6 +1703,8 @@ void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3
     AGPU_CHECK(work.size() == nblocks && (klass.empty() || klass.size() == nblocks) &&
                    (typical_work.empty() || typical_work.size() == nblocks) && (known.empty() || known.size() == nblocks),
                "record_work_launch: one work entry (and class, typical work) per block");
+    AGPU_CHECK(known_variance.empty() || known_variance.size() == counter_count,
+               "record_work_launch: one known variance per counter");
     auto class_of = [&](std::uint64_t b) { return klass.empty() ? 0u : unsigned(klass[b]); };
     std::vector<const work_sample*> own_of(nblocks, nullptr);  // the whole-block sample of a block counted as itself
     for (const auto& s : samples)
@@ -1761,6 +1763,12 @@ void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3
         l.a = (sy - l.b * sx) / n;
         return l;
     };
+    // A block counted as itself: its sample, with the known part given for it
+    // in place of the sample's own.
+    auto own_value = [&](auto value, std::uint64_t b) {
+        const auto* s = own_of[b];
+        return known.empty() ? value(s->at) : value(s->at) - value(s->known) + value(known[b]);
+    };
     // A value's total over the launch (the blocks counted as themselves plus
     // each class's line over its blocks) and its variance: a jackknife over
     // each class's sampled blocks. lines: each class's full fit.
@@ -1768,7 +1776,7 @@ void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3
     auto estimate = [&](auto value, double& variance, std::vector<line>& lines) {
         const auto y = [&](const work_sample& s) { return value(s.at) - value(s.known); };
         double total = 0;
-        for (auto b : themselves) total += value(own_of[b]->at);
+        for (auto b : themselves) total += own_value(value, b);
         if (!known.empty())
             for (std::uint64_t b = 0; b < nblocks; ++b)
                 if (!own_of[b]) total += value(known[b]);
@@ -1829,7 +1837,7 @@ void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3
         }
         double var = 0;
         rec.c.v[i] = nonnegative(estimate([&](const block_sample& b) { return double(b.c.v[i]); }, var, lines));
-        rec.variance[i] = var;
+        rec.variance[i] = var + (known_variance.empty() ? 0.0 : known_variance[i]);
     }
 
     // Time. Each modeled block's steps: its class's line at its work, plus
@@ -1842,6 +1850,7 @@ void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3
     auto steps_of = [](const block_sample& b) { return double(b.steps); };
     double steps_var = 0;
     const double steps_total = estimate(steps_of, steps_var, lines);
+    if (!known_variance.empty()) steps_var += known_variance[std::size_t(counter::time_steps)];
     auto known_steps = [&](std::uint64_t b) { return known.empty() ? 0.0 : double(known[b].steps); };
     std::vector<double> sd(classes, 0.0);
     for (unsigned k = 0; k < classes; ++k) {
@@ -1875,7 +1884,7 @@ void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3
         for (std::uint64_t b = 0; b < nblocks; ++b) {
             std::normal_distribution<double> noise(0.0, sd[class_of(b)]);
             if (own_of[b]) {
-                v[b] = nonnegative(double(own_of[b]->at.steps) + (m_synthesized ? noise(rng) : 0.0));
+                v[b] = nonnegative(own_value(steps_of, b) + (m_synthesized ? noise(rng) : 0.0));
                 continue;
             }
             const double x = deviations.empty() ? double(work[b])

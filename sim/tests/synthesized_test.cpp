@@ -121,6 +121,40 @@ TEST(Synthesized, RefilledMemoryFillsAfreshAndReleasedMemoryGoes) {
     EXPECT_THROW(ex.release_synthesized(in), agpu::internal_error);  // released once
 }
 
+// Known parts given per block (an expectation, say) are added to every
+// block's modeled rest, a block counted as itself included (its sample less
+// the sample's own known part), and their variance to the total's.
+TEST(Synthesized, WorkLaunchAddsTheKnownPartsGiven) {
+    const unsigned blocks = 40, threads = 128;
+    std::vector<std::uint32_t> work(blocks);
+    for (unsigned b = 0; b < blocks; ++b) work[b] = 4096 * (2 + (7 * b) % 9);
+    copy_launch l(work, threads, sim::sim_mode::sampled);
+    auto& ex = l.ex;
+    std::vector<std::uint64_t> ids{0, 5, 17, 30, blocks - 1};
+    const auto got = ex.run_blocks(std::span<const std::uint64_t>(ids), "copy_work", copy_work, {blocks}, {threads}, 0,
+                                   kl::gspan<const float>(l.in), l.out, kl::gspan<const std::uint32_t>(l.w));
+    // Each sample's own known part: 3 sectors; the one given for every block: 5.
+    sim::block_sample own, given;
+    own.c[counter::global_load_sectors] = 3;
+    given.c[counter::global_load_sectors] = 5;
+    std::vector<sim::work_sample> samples;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        sim::block_sample at = got[i];
+        at.c[counter::global_load_sectors] += 3;  // the sample saw its own known part
+        samples.push_back({ids[i], work[ids[i]], at, own});
+    }
+    const std::vector<std::uint64_t> work64(work.begin(), work.end()), themselves{0, blocks - 1};
+    const std::vector<sim::block_sample> known(blocks, given);
+    std::vector<double> known_variance(agpu::model::counter_count, 0.0);
+    known_variance[std::size_t(counter::global_load_sectors)] = 49;
+    ex.record_work_launch("copy_work", {blocks}, {threads}, 0, work64, {}, {}, known, samples, themselves,
+                          known_variance);
+    const auto& est = ex.record().launches.back();
+    EXPECT_EQ(est.c[counter::global_load_sectors], l.whole[counter::global_load_sectors] + 5 * blocks);
+    EXPECT_NEAR(est.variance[std::size_t(counter::global_load_sectors)], 49.0, 1e-6);
+    EXPECT_EQ(est.c[counter::global_store_sectors], l.whole[counter::global_store_sectors]);
+}
+
 TEST(Synthesized, RunBlocksGivesEachBlocksCountsAsTheLaunch) {
     const unsigned blocks = 12, threads = 128;
     std::vector<std::uint32_t> work(blocks);

@@ -85,6 +85,46 @@ TEST(SortSynth, FloatKeysMapBackToTheirBits) {
                   std::bit_cast<std::uint32_t>(x));
 }
 
+// A range that starts at a searched split is costed over the b starts of the
+// b-element block its start falls in, its end where it is: the mean and
+// variance moves_near gives are those of the moves from each of them.
+TEST(SortSampled, KnownPartAveragesTheStartsNearASplit) {
+    const auto dev = model::resolve_device("h100");
+    const auto& m = dev.agpu;
+    const std::uint64_t chunk = 128, b = m.b;
+    sort::detail::moves_memo memo;
+    for (const bool read : {true, false})
+        for (const std::uint64_t p : {std::uint64_t(4096), std::uint64_t(4103), std::uint64_t(4127)})
+            for (const std::uint64_t len : {std::uint64_t(40), std::uint64_t(127), std::uint64_t(1000), std::uint64_t(1025),
+                                            std::uint64_t(4096 + 5)}) {
+                sort::detail::moves_tally near{m, 32, false, memo};
+                near.moves_near(read, p, len, chunk);
+                std::vector<sort::detail::moments> each;
+                const std::uint64_t first = p - p % b, end = p + len;
+                for (std::uint64_t start = first; start < first + b; ++start) {
+                    sort::detail::moves_tally t{m, 32, false, memo};
+                    t.moves(read, start, end - start, chunk);
+                    each.push_back(sort::detail::moments_of(t.part));
+                }
+                for (const auto c : {model::counter::shared_store_bank_conflicts, model::counter::shared_load_wavefronts,
+                                     model::counter::global_load_blocks, model::counter::global_store_sectors,
+                                     model::counter::warp_instructions, model::counter::time_steps}) {
+                    const auto i = std::size_t(c);
+                    double mean = 0, var = 0;
+                    for (const auto& e : each) mean += e[i] / double(b);
+                    for (const auto& e : each) var += (e[i] - mean) * (e[i] - mean) / double(b);
+                    const std::string what = std::string(model::info(c).name) + " read " + std::to_string(read) +
+                                             " p " + std::to_string(p) + " len " + std::to_string(len);
+                    if (len < b) {  // a start could pass the end: the start kept
+                        EXPECT_EQ(near.mean[i], 0.0) << what;
+                        continue;
+                    }
+                    EXPECT_NEAR(near.mean[i], mean, 1e-9 * (1 + mean)) << what;
+                    EXPECT_NEAR(near.var[i], var, 1e-6 * (1 + var)) << what;
+                }
+            }
+}
+
 namespace {
 
 // A sampled run of the synthesized driver (whatever its size) against the
@@ -126,10 +166,14 @@ struct small_probes : sort::sampled_policy {
 
 }  // namespace
 
-// Every counter within 1% but the shared stores' bank conflicts, which are
-// mostly a leaf's misaligned staging stores: how many a run has depends on
-// where its ranges start against b-word blocks, and those are the
-// synthesized run's, not the exact run's (1.9% here, within the error reported).
+// Every counter within 1% but the shared stores' bank conflicts (-1.85%
+// here, within the error reported). Their known part, mostly a leaf's
+// misaligned staging stores, depends on where the ranges start against
+// b-word blocks; at 2^19 its searched splits spread over less than b
+// (synthesized_merge), so they are the synthesized run's draws, not the exact
+// run's: -0.97% of the difference. The rest, -0.88%, is the heaps' own
+// conflicts (moves of partial buffers near a range's end), sampled on 16 and
+// 18 of the 64 blocks of the two split launches.
 TEST(SortSampled, SynthesizedWithinOnePercent) {
     std::vector<model::counter> one_percent;
     for (const auto& info : model::counter_table)
@@ -163,3 +207,4 @@ TEST(SortSampled, AutoPicksSampledForLargeSorts) {
     EXPECT_GT(sim::exact_simulation_estimate(a, dev, std::uint64_t(1) << 28, p), 1200.0);
     EXPECT_LT(sim::sampled_simulation_estimate(a, dev, std::uint64_t(1) << 28, p), 60.0);
 }
+

@@ -274,11 +274,17 @@ public:
     // block's counters and steps the caller computes without the data (the
     // global accesses that its ranges fix, say): the model takes the rest
     // (samples less their own known part), and each block's known part is
-    // added as it is.
+    // added as it is, a block counted as itself included (its sample less the
+    // sample's own known part, plus known[b]). known[b] may be an expectation
+    // over what the run's data would give (where its ranges fall, say):
+    // `known_variance` (one per counter, time_steps for the steps; or empty)
+    // is then the variance of the run's known parts' total about it, added to
+    // each total's.
     void record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, std::size_t dynamic_shared_bytes,
                             std::span<const std::uint64_t> work, std::span<const std::uint8_t> klass,
                             std::span<const double> typical_work, std::span<const block_sample> known,
-                            std::span<const work_sample> samples, std::span<const std::uint64_t> themselves);
+                            std::span<const work_sample> samples, std::span<const std::uint64_t> themselves,
+                            std::span<const double> known_variance = {});
 
     const run_record& record() const { return m_record; }
     void clear_record() { m_record = {}; }
