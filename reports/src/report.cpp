@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -46,6 +47,86 @@ std::vector<fs::path> find_datasets(const fs::path& root) {
     }
     std::sort(out.begin(), out.end());
     return out;
+}
+
+sampled_records read_sampled_table(const fs::path& dir) {
+    static constexpr const char* schema = "agpu.sampled-table/1";
+    static constexpr const char* header =
+        "schema,commit,device,algo,params,n,note,exact_s,sampled_s,blocks_recorded,blocks_total,counter,exact,sampled,"
+        "relative_error,reported_95";
+    constexpr std::size_t columns = 16;
+    sampled_records r;
+    const fs::path path = dir / "sampled.csv";
+    r.source = path.generic_string();
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        r.missing = "no " + r.source + " (validate/scripts/sampled-table.py --out " + dir.generic_string() + " makes it)";
+        return r;
+    }
+    std::string line;
+    if (!std::getline(in, line) || line != header) throw input_error(r.source + ":1", std::string("the header must be: ") + header);
+    std::vector<std::string> f;
+    for (std::size_t lineno = 2; std::getline(in, line); ++lineno) {
+        if (line.empty()) continue;
+        const std::string where = r.source + ":" + std::to_string(lineno);
+        if (!validate::split_csv(line, f)) throw input_error(where, "unterminated quoted field");
+        if (f.size() != columns)
+            throw input_error(where, "expected " + std::to_string(columns) + " columns, got " + std::to_string(f.size()));
+        if (f[0] != schema) throw input_error(where + ": column schema", "this agpu reads " + std::string(schema) + ", got '" + f[0] + "'");
+        auto number = [&](std::size_t i, const char* name) {
+            try {
+                std::size_t used = 0;
+                const double v = std::stod(f[i], &used);
+                if (used == f[i].size() && std::isfinite(v)) return v;
+            } catch (const std::exception&) {
+            }
+            throw input_error(where + ": column " + name, "must be a finite number, got '" + f[i] + "'");
+        };
+        auto count = [&](std::size_t i, const char* name) {
+            const double v = number(i, name);
+            if (v < 0 || v != std::floor(v)) throw input_error(where + ": column " + name, "must be a non-negative integer, got '" + f[i] + "'");
+            return std::uint64_t(v);
+        };
+        sampled_counter c;
+        c.algo = f[3];
+        c.params = f[4];
+        c.n = count(5, "n");
+        c.note = f[6];
+        c.exact_s = number(7, "exact_s");
+        c.sampled_s = number(8, "sampled_s");
+        c.blocks_recorded = count(9, "blocks_recorded");
+        c.blocks_total = count(10, "blocks_total");
+        c.counter = f[11];
+        c.exact = number(12, "exact");
+        c.sampled = number(13, "sampled");
+        c.relative_error = number(14, "relative_error");
+        if (!f[15].empty()) c.reported_95 = number(15, "reported_95");
+        r.counters.push_back(std::move(c));
+    }
+    if (r.counters.empty()) r.missing = r.source + " has no rows";
+    const fs::path prov_path = dir / "provenance.json";
+    std::ifstream prov_in(prov_path, std::ios::binary);
+    if (!prov_in) {
+        r.provenance = "No provenance.json beside it.";
+        return r;
+    }
+    json p;
+    try {
+        p = json::parse(prov_in);
+    } catch (const json::exception& e) {
+        throw input_error(prov_path.generic_string(), std::string("not JSON: ") + e.what());
+    }
+    if (p.value("schema", std::string()) != "agpu.sampled-provenance/1")
+        throw input_error(prov_path.generic_string() + ": field schema", "must be agpu.sampled-provenance/1");
+    const auto& host = p.value("host", json::object());
+    std::string load;
+    if (host.contains("load_average_before") && host["load_average_before"].is_array() && !host["load_average_before"].empty())
+        load = ", load " + fmt(host["load_average_before"][0].get<double>()) + " at the start";
+    r.provenance = "Measured " + p.value("started", std::string("(no date)")) + " to " +
+                   p.value("finished", std::string("(no date)")) + " on " + host.value("cpu", std::string("(unknown CPU)")) +
+                   ", " + std::to_string(host.value("cores", 0)) + " cores" + load + ", by " +
+                   p.value("agpu_version", std::string("(unknown agpu)")) + ": `" + p.value("command", std::string()) + "`.";
+    return r;
 }
 
 namespace {
@@ -544,6 +625,17 @@ document build_report(const report_options& opt) {
         }
         if (!sort_rows.empty()) doc.sections.push_back(sort_question(fit_dev, sort_rows));
         say("the source papers' questions (" + fmt(t.seconds()) + " s)");
+    }
+    // Sampled simulation against exact: committed measurements, read as they are.
+    {
+        const fs::path dir =
+            opt.sampled_table.empty() ? opt.repository_root / "validate" / "data" / "host" / "sampled" : opt.sampled_table;
+        auto records = read_sampled_table(dir);
+        records.source = name_of(dir / "sampled.csv");
+        doc.sections.push_back(sampled_section(records));
+        say("sampled simulation against exact: " + (records.missing.empty() ? std::to_string(records.counters.size()) +
+                                                                                  " counter values"
+                                                                            : records.missing));
     }
     doc.meta["built in"] = fmt(total.seconds()) + " s";
     return doc;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "agpu/errors.hpp"
@@ -614,6 +615,125 @@ section sort_question(const model::device& d, const std::vector<sort_io_row>& ro
                 {"tooltip", tooltip({"series", "n", "blocks"})}}}};
     s.add(std::move(t));
     s.add(std::move(c));
+    return s;
+}
+
+// ---------------------------------------------------------------- sampled simulation against exact
+
+namespace {
+
+// A fraction as a percentage with fixed decimals, as sim/README.md's table gives it.
+std::string pct_fixed(double fraction, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f%%", decimals, 100 * fraction);
+    return buf;
+}
+
+}  // namespace
+
+section sampled_section(const sampled_records& r) {
+    section s{"sampled", "Sampled simulation against exact", {}};
+    s.add("Sampled mode (`agpu simulate|predict --mode sampled`) records the first and last blocks of a launch and one "
+          "block drawn from each of 48 strata of the rest, extrapolates every summed counter from them (the stratified "
+          "estimator) and reports each one's 95% error; the sorts' large runs synthesize their inputs, and some "
+          "launches skip the blocks they do not record (sim/README.md, \"Sampled mode\"). Here each row ran "
+          "`agpu simulate --mode exact` and `--mode sampled` at a mid size and compared every counter of the totals.");
+    if (r.counters.empty()) {
+        s.add("No sampled-against-exact table to show: " + (r.missing.empty() ? std::string("no rows") : r.missing) + ".");
+        return s;
+    }
+    struct row {
+        const sampled_counter* first = nullptr;
+        const sampled_counter* time = nullptr;
+        const sampled_counter* worst = nullptr;
+        double largest_reported = 0;
+        std::size_t counters = 0, within = 0;
+        std::vector<const sampled_counter*> above;
+    };
+    std::vector<row> rows;
+    std::map<std::string, std::size_t> index;  // algo, params, n -> rows[]
+    struct per_counter {
+        std::size_t rows = 0, within = 0;
+        const sampled_counter* worst = nullptr;
+    };
+    std::map<std::string, per_counter> counters;
+    std::size_t values = 0, values_within = 0;
+    for (const auto& c : r.counters) {
+        const std::string key = c.algo + "\n" + c.params + "\n" + std::to_string(c.n);
+        const auto [it, added] = index.emplace(key, rows.size());
+        if (added) rows.emplace_back().first = &c;
+        auto& x = rows[it->second];
+        const double err = std::fabs(c.relative_error);
+        const bool within = err <= sampled_tolerance;
+        ++x.counters;
+        x.within += within;
+        if (!within) x.above.push_back(&c);
+        if (c.counter == "time_steps") x.time = &c;
+        if (err > 0 && (!x.worst || err > std::fabs(x.worst->relative_error))) x.worst = &c;
+        if (c.reported_95) x.largest_reported = std::max(x.largest_reported, *c.reported_95);
+        auto& pc = counters[c.counter];
+        ++pc.rows;
+        pc.within += within;
+        if (!pc.worst || err > std::fabs(pc.worst->relative_error)) pc.worst = &c;
+        ++values;
+        values_within += within;
+    }
+    auto name = [](const sampled_counter& c) {
+        std::string out = c.algo;
+        if (!c.params.empty()) out += " " + c.params;
+        if (!c.note.empty()) out += " (" + c.note + ")";
+        return out;
+    };
+    std::size_t rows_within = 0;
+    std::string above;
+    for (const auto& x : rows) {
+        rows_within += x.above.empty();
+        for (const auto* c : x.above)
+            above += (above.empty() ? "" : "; ") + name(*c) + " n=" + std::to_string(c->n) + ": " + c->counter + " " +
+                     pct_fixed(c->relative_error, 3);
+    }
+    s.add(std::to_string(rows_within) + " of " + std::to_string(rows.size()) + " rows have every counter within " +
+          pct(sampled_tolerance) + " of exact; " + std::to_string(values_within) + " of " + std::to_string(values) +
+          " counter values (rows times counters) are within it, and " +
+          std::to_string(std::count_if(counters.begin(), counters.end(),
+                                       [](const auto& kv) { return kv.second.within == kv.second.rows; })) +
+          " of " + std::to_string(counters.size()) + " counters are within it on every row." +
+          (above.empty() ? std::string() : " Above " + pct(sampled_tolerance) + ": " + above + "."));
+    s.add("Data: `" + r.source + "` (one row per algorithm row and counter). " + r.provenance +
+          " Wall times are of one run each on a host shared with other work: indicative only.");
+
+    auto t = make_table("sampled-table", "Sampled against exact, every counter of the totals",
+                        {"algorithm, params", "n", "exact s", "sampled s", "speed-up", "blocks recorded",
+                         "time_steps error", "its reported 95%", "worst counter error", "largest reported 95%",
+                         "within " + pct(sampled_tolerance)});
+    for (const auto& x : rows) {
+        const auto& c = *x.first;
+        const double speedup = c.sampled_s > 0 ? c.exact_s / c.sampled_s : 0;
+        char speed[32];
+        std::snprintf(speed, sizeof speed, "%.1fx", speedup);
+        char secs[2][32];
+        std::snprintf(secs[0], sizeof secs[0], "%.1f", c.exact_s);
+        std::snprintf(secs[1], sizeof secs[1], "%.1f", c.sampled_s);
+        const std::string worst = x.worst ? pct_fixed(std::fabs(x.worst->relative_error), 3) + " (" + x.worst->counter + ")"
+                                          : pct_fixed(0, 3) + " (-)";
+        const std::string within = x.above.empty() ? "yes (" + std::to_string(x.within) + "/" + std::to_string(x.counters) + ")"
+                                                   : "NO: " + std::to_string(x.above.size()) + " of " +
+                                                         std::to_string(x.counters) + " above";
+        t.rows.push_back({name(c), std::to_string(c.n), secs[0], secs[1], speed,
+                          std::to_string(c.blocks_recorded) + "/" + std::to_string(c.blocks_total),
+                          x.time ? pct_fixed(std::fabs(x.time->relative_error), 3) : "-",
+                          x.time && x.time->reported_95 ? pct_fixed(*x.time->reported_95, 2) : "-", worst,
+                          pct_fixed(x.largest_reported, 2), within});
+    }
+    s.add(std::move(t));
+
+    auto pc = make_table("sampled-counters", "Each counter's worst error over the rows",
+                         {"counter", "rows", "within " + pct(sampled_tolerance), "worst error", "its row"});
+    for (const auto& [counter, x] : counters)
+        pc.rows.push_back({counter, std::to_string(x.rows), std::to_string(x.within),
+                           pct_fixed(std::fabs(x.worst->relative_error), 3),
+                           std::fabs(x.worst->relative_error) > 0 ? name(*x.worst) + " n=" + std::to_string(x.worst->n) : "-"});
+    s.add(std::move(pc));
     return s;
 }
 

@@ -28,10 +28,12 @@ done
 grep -q '"schema": "agpu.report/1"' "$out/report.json" || fail "report.json: no schema"
 # Offline: nothing is fetched from a network.
 ! grep -q '<script[^>]*src=' "$out/index.html" || fail "index.html loads a script from elsewhere"
-for section in devices fit cross-device sweeps q-pairwise q-tile q-sort; do
+for section in devices fit cross-device sweeps q-pairwise q-tile q-sort sampled; do
   grep -q "<section id=\"$section\">" "$out/index.html" || fail "index.html: no section $section"
   grep -q "{#$section}" "$out/summary.md" || fail "summary.md: no section $section"
 done
+# The committed sampled-against-exact table is shown, with its rows.
+[ "$(wc -l < "$out/data/sampled-table.csv")" -gt 20 ] || fail "data/sampled-table.csv: fewer than 20 rows"
 # Written atomically: no temporary directory left beside it.
 ! ls -a "$(dirname "$out")" | grep -q "^\.$(basename "$out")\.\(tmp\|old\)-" || fail "a temporary directory was left"
 echo "ok: $charts charts, $tables tables"

@@ -1,10 +1,15 @@
 #include "agpu/reports/sections.hpp"
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
 
 #include <gtest/gtest.h>
 
+#include "agpu/errors.hpp"
 #include "agpu/model/catalog.hpp"
+#include "agpu/reports/report.hpp"
 
 namespace agpu::reports {
 namespace {
@@ -160,6 +165,101 @@ TEST(Sections, PairwiseQuestionHasTheNumbers) {
     EXPECT_NE(all_text(s).find("4 times the array, in 40 launches"), std::string::npos) << all_text(s);
     EXPECT_EQ(only_table(s).rows[1][6], "-");
     EXPECT_EQ(s.charts().at(0)->rows.size(), 2u * 2u + 2u);
+}
+
+// The committed table (validate/data/host/sampled, validate/scripts/sampled-table.py --out): one table row per
+// algorithm row, in the file's order, and the counts of the text from the same records.
+TEST(Sections, SampledSectionRendersTheCommittedTable) {
+    const auto r = read_sampled_table(default_repository_root() / "validate/data/host/sampled");
+    ASSERT_TRUE(r.missing.empty()) << r.missing;
+    std::vector<std::string> keys;
+    std::set<std::string> seen, counters;
+    std::size_t within = 0;
+    for (const auto& c : r.counters) {
+        const std::string key = c.algo + " " + c.params + " " + std::to_string(c.n);
+        if (seen.insert(key).second) keys.push_back(key);
+        counters.insert(c.counter);
+        within += std::fabs(c.relative_error) <= sampled_tolerance;
+    }
+    ASSERT_GE(keys.size(), 20u);
+    EXPECT_EQ(r.counters.size(), keys.size() * counters.size());  // every counter of every row
+    const auto s = sampled_section(r);
+    EXPECT_EQ(s.id, "sampled");
+    const auto& t = only_table(s, 0);
+    ASSERT_EQ(t.rows.size(), keys.size());
+    EXPECT_EQ(t.rows[0][0].rfind(r.counters[0].algo, 0), 0u) << t.rows[0][0];
+    EXPECT_EQ(t.rows[0][1], std::to_string(r.counters[0].n));
+    EXPECT_EQ(only_table(s, 1).rows.size(), counters.size());
+    EXPECT_NE(all_text(s).find(std::to_string(within) + " of " + std::to_string(r.counters.size()) + " counter values"),
+              std::string::npos)
+        << all_text(s);
+    document d;
+    d.sections.push_back(s);
+    const auto md = render_markdown(d);
+    EXPECT_NE(md.find("Sampled simulation against exact"), std::string::npos);
+    EXPECT_NE(md.find("| " + t.rows[0][0] + " |"), std::string::npos);
+}
+
+sampled_counter sampled(const std::string& algo, const std::string& counter, double exact, double sampled_value) {
+    sampled_counter c;
+    c.algo = algo;
+    c.n = 4096;
+    c.exact_s = 2;
+    c.sampled_s = 0.5;
+    c.blocks_recorded = 50;
+    c.blocks_total = 1000;
+    c.counter = counter;
+    c.exact = exact;
+    c.sampled = sampled_value;
+    c.relative_error = (sampled_value - exact) / exact;
+    c.reported_95 = 0.015;
+    return c;
+}
+
+TEST(Sections, SampledSectionFlagsARowAboveOnePercent) {
+    sampled_records r;
+    r.source = "sampled.csv";
+    r.counters = {sampled("a/good", "time_steps", 1000, 1005), sampled("a/good", "io_blocks", 100, 100),
+                  sampled("b/bad", "time_steps", 1000, 1000), sampled("b/bad", "io_blocks", 100, 102)};
+    const auto s = sampled_section(r);
+    const auto& t = only_table(s, 0);
+    ASSERT_EQ(t.rows.size(), 2u);
+    EXPECT_EQ(t.rows[0][4], "4.0x");
+    EXPECT_EQ(t.rows[0][5], "50/1000");
+    EXPECT_EQ(t.rows[0][6], "0.500%");
+    EXPECT_EQ(t.rows[0][8], "0.500% (time_steps)");
+    EXPECT_EQ(t.rows[0].back(), "yes (2/2)");
+    EXPECT_EQ(t.rows[1][8], "2.000% (io_blocks)");
+    EXPECT_EQ(t.rows[1].back(), "NO: 1 of 2 above");
+    const auto text = all_text(s);
+    EXPECT_NE(text.find("1 of 2 rows have every counter within 1%"), std::string::npos) << text;
+    EXPECT_NE(text.find("3 of 4 counter values"), std::string::npos) << text;
+    EXPECT_NE(text.find("Above 1%: b/bad n=4096: io_blocks 2.000%"), std::string::npos) << text;
+    const auto& per_counter = only_table(s, 1);
+    ASSERT_EQ(per_counter.rows.size(), 2u);
+    EXPECT_EQ(per_counter.rows[0][0], "io_blocks");
+    EXPECT_EQ(per_counter.rows[0][2], "1");
+    EXPECT_EQ(per_counter.rows[0][4], "b/bad n=4096");
+}
+
+TEST(Sections, SampledSectionWithoutItsFile) {
+    const auto dir = std::filesystem::temp_directory_path() / "agpu-sampled-test-missing";
+    std::filesystem::remove_all(dir);
+    const auto r = read_sampled_table(dir);
+    EXPECT_NE(r.missing.find("sampled-table.py"), std::string::npos) << r.missing;
+    const auto s = sampled_section(r);
+    EXPECT_TRUE(s.tables().empty());
+    EXPECT_NE(all_text(s).find("No sampled-against-exact table to show: no "), std::string::npos) << all_text(s);
+    // A file in another format is refused, naming it.
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "sampled.csv") << "algo,n\n";
+    try {
+        read_sampled_table(dir);
+        ADD_FAILURE() << "no error";
+    } catch (const input_error& e) {
+        EXPECT_NE(std::string(e.what()).find("sampled.csv:1"), std::string::npos) << e.what();
+    }
+    std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -33,7 +33,8 @@ std::string number(double v) {
     return os.str();
 }
 
-// Splits one CSV record (RFC 4180; no newlines inside fields in our files).
+}  // namespace
+
 bool split_csv(const std::string& line, std::vector<std::string>& out) {
     out.clear();
     std::string cur;
@@ -61,6 +62,8 @@ bool split_csv(const std::string& line, std::vector<std::string>& out) {
     out.push_back(cur);
     return !quoted;
 }
+
+namespace {
 
 std::uint64_t parse_u64(const std::string& s, const std::string& where, const char* column) {
     std::uint64_t v = 0;

@@ -14,6 +14,7 @@
 
 #include "agpu/model/time_model.hpp"
 #include "agpu/reports/document.hpp"
+#include "agpu/reports/sections.hpp"
 
 namespace agpu::reports {
 
@@ -26,6 +27,9 @@ struct report_options {
     // else on `data`.
     model::time_fit fit;
     std::filesystem::path repository_root;  // where relative dataset names in the fit resolve
+    // The sampled-against-exact table's directory (sampled.csv, provenance.json); empty:
+    // repository_root / validate/data/host/sampled.
+    std::filesystem::path sampled_table;
     // A run is simulated only when its exact simulation is estimated under this.
     double max_simulation_s = 2;
     unsigned threads = 0;  // simulations at once; 0: one per core
@@ -36,6 +40,12 @@ struct report_options {
 std::filesystem::path default_repository_root();
 // The directories under `root` (itself included) that hold a measurements.csv, sorted.
 std::vector<std::filesystem::path> find_datasets(const std::filesystem::path& root);
+
+// Reads dir/sampled.csv (agpu.sampled-table/1) and dir/provenance.json
+// (validate/scripts/sampled-table.py --out dir). Where sampled.csv is absent
+// the records say so (`missing`); a malformed file throws input_error naming
+// file, line, column and rule.
+sampled_records read_sampled_table(const std::filesystem::path& dir);
 
 document build_report(const report_options& opt);
 

@@ -123,4 +123,38 @@ struct sort_io_row {
 double sort_io_lower_bound(double n_words, double b, double M);
 section sort_question(const model::device& d, const std::vector<sort_io_row>& rows);
 
+// ---------------------------------------------------------------- sampled simulation against exact
+
+// One counter of one row of the sampled-against-exact table
+// (validate/data/host/sampled/sampled.csv, made by
+// validate/scripts/sampled-table.py): the totals of `agpu simulate --mode
+// exact` and `--mode sampled` for the same algorithm, n and parameters.
+struct sampled_counter {
+    std::string algo, params, note;  // params: the --set ones; note: how the sampled run went ("synthesized", ...)
+    std::uint64_t n = 0;
+    double exact_s = 0, sampled_s = 0;  // wall seconds of each run
+    std::uint64_t blocks_recorded = 0, blocks_total = 0;
+    std::string counter;
+    double exact = 0, sampled = 0;
+    double relative_error = 0;  // (sampled - exact) / exact; where exact is 0, the sampled value
+    std::optional<double> reported_95;  // the sampled run's 95% error (a fraction)
+};
+
+struct sampled_records {
+    std::string source;      // where the rows came from, as shown
+    std::string missing;     // why there are no rows ("" where they were read)
+    std::string provenance;  // one sentence: when, where and how they were measured
+    std::vector<sampled_counter> counters;
+};
+
+// The tolerance the table is held to (issue 9: every algorithm and counter within 1% of exact at mid sizes).
+inline constexpr double sampled_tolerance = 0.01;
+
+// The sampled-against-exact table (one row per algorithm row: its times,
+// blocks recorded, time_steps error, worst counter, and whether every counter
+// is within sampled_tolerance), the worst error of each counter over the
+// rows, and the count of rows and counter values within the tolerance. With
+// no rows it says why (`missing`) and has no table.
+section sampled_section(const sampled_records& r);
+
 }  // namespace agpu::reports

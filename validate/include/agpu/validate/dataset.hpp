@@ -40,6 +40,10 @@ struct measurement {
     std::string note;      // why a value is missing, or a check's detail
 };
 
+// Splits one CSV record (RFC 4180, no newlines inside fields) into `out`;
+// false where a quoted field is not closed.
+bool split_csv(const std::string& line, std::vector<std::string>& out);
+
 std::string make_run_id(const std::string& algo, std::uint64_t n, const std::string& params, std::uint64_t seed);
 std::string params_string(const std::map<std::string, std::string>& params);
 
