@@ -58,6 +58,13 @@ struct copy_launch {
     }
 };
 
+// Work of 4096·(2 + 7b mod 9) elements for block b < blocks: uneven, linear.
+std::vector<std::uint32_t> uneven_work(unsigned blocks) {
+    std::vector<std::uint32_t> work(blocks);
+    for (unsigned b = 0; b < blocks; ++b) work[b] = 4096 * (2 + (7 * b) % 9);
+    return work;
+}
+
 AGPU_KERNEL void read_some(kl::gspan<const std::uint32_t> in, kl::gspan<std::uint32_t> out) {
     const unsigned t = kl::thread_idx().x;
     out.store(t, in.load(std::uint64_t(t) * 1000 + 7));
@@ -126,8 +133,7 @@ TEST(Synthesized, RefilledMemoryFillsAfreshAndReleasedMemoryGoes) {
 // the sample's own known part), and their variance to the total's.
 TEST(Synthesized, WorkLaunchAddsTheKnownPartsGiven) {
     const unsigned blocks = 40, threads = 128;
-    std::vector<std::uint32_t> work(blocks);
-    for (unsigned b = 0; b < blocks; ++b) work[b] = 4096 * (2 + (7 * b) % 9);
+    const std::vector<std::uint32_t> work = uneven_work(blocks);
     copy_launch l(work, threads, sim::sim_mode::sampled);
     auto& ex = l.ex;
     std::vector<std::uint64_t> ids{0, 5, 17, 30, blocks - 1};
@@ -188,8 +194,7 @@ TEST(Synthesized, RunBlocksGivesEachBlocksCountsAsTheLaunch) {
 // error it reports is 0.
 TEST(Synthesized, WorkLaunchIsExactWhereCostsAreLinear) {
     const unsigned blocks = 40, threads = 128;
-    std::vector<std::uint32_t> work(blocks);
-    for (unsigned b = 0; b < blocks; ++b) work[b] = 4096 * (2 + (7 * b) % 9);
+    const std::vector<std::uint32_t> work = uneven_work(blocks);
     copy_launch l(work, threads, sim::sim_mode::sampled);
     auto& ex = l.ex;
     const auto in = l.in, out = l.out;
