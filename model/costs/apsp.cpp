@@ -685,6 +685,14 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
 // number at least 2·p (the machine's lanes, as the kernels' launch_shape
 // says why), and a chunk fits; the chunk kc the largest of
 // 64, 32, 16 that divides `unit` and fits in M words.
+// The largest of 64, 32, 16 that divides `unit` and whose chunk of regions F
+// fits in M (0: none; the kernels' region_chunk).
+std::uint64_t chunk(std::uint64_t F, std::uint64_t unit, const machine& m) {
+    for (std::uint64_t kc = 64; kc >= 16; kc /= 2)
+        if (unit % kc == 0 && region_geometry(F).shared_words(kc) <= m.M) return kc;
+    return 0;
+}
+
 std::pair<std::uint64_t, std::uint64_t> region_shape(const std::vector<job>& jobs, std::uint64_t unit,
                                                      std::uint64_t epw, const machine& m) {
     bool wide = true;
@@ -695,16 +703,8 @@ std::pair<std::uint64_t, std::uint64_t> region_shape(const std::vector<job>& job
     }
     wide &= regions2 >= 2 * m.p;
     for (std::uint64_t F = wide ? 2 : 1; F >= 1; --F)
-        for (std::uint64_t kc = 64; kc >= 16; kc /= 2)
-            if (unit % kc == 0 && region_geometry(F).shared_words(kc) <= m.M) return {F, kc};
+        if (const std::uint64_t kc = chunk(F, unit, m)) return {F, kc};
     return {1, 16};
-}
-
-// The largest of 64, 32, 16 that divides `unit` and whose chunk of F = 2 fits (0: none).
-std::uint64_t chunk2(std::uint64_t unit, const machine& m) {
-    for (std::uint64_t kc = 64; kc >= 16; kc /= 2)
-        if (unit % kc == 0 && region_geometry(2).shared_words(kc) <= m.M) return kc;
-    return 0;
 }
 
 // A launch of minplus_regions as launch_regions makes it: the shape (a
@@ -712,7 +712,7 @@ std::uint64_t chunk2(std::uint64_t unit, const machine& m) {
 // product is int32 with two or more chunks of 16 and both buffers fit.
 void product(tally& t, const machine& m, const std::vector<job>& jobs, std::uint64_t unit, std::uint64_t gv,
              std::uint64_t epw, const ahead_info* ahead = nullptr) {
-    auto [F, kc] = ahead ? std::pair<std::uint64_t, std::uint64_t>{2, chunk2(unit, m)} : region_shape(jobs, unit, epw, m);
+    auto [F, kc] = ahead ? std::pair<std::uint64_t, std::uint64_t>{2, chunk(2, unit, m)} : region_shape(jobs, unit, epw, m);
     bool pipe = epw == 1;
     for (const job& j : jobs) pipe &= j.inner >= 32;
     pipe &= 2 * region_geometry(F).shared_words(16) + (ahead ? 4 : 0) <= m.M;
@@ -766,7 +766,7 @@ partial_counts blocked_regions(const machine& m, std::uint64_t n, std::uint64_t 
         // lookahead=1 where the other tiles fill two waves of 2 blocks per MP (kernels: lookahead_pays).
         const bool pays = (tiles - 1) * (tiles - 1) >= 4 * m.k();
         pivot_done = (lookahead == 2 || (lookahead == 1 && pays)) && epw == 1 && K + 1 < tiles && tile == 128 &&
-                     chunk2(tile, m) != 0;
+                     chunk(2, tile, m) != 0;
         if (pivot_done) {
             std::vector<job> jobs{rest};
             for (const job& j : row_column(K + 1)) jobs.push_back(j);
