@@ -312,8 +312,8 @@ inline region_shape ahead_shape(unsigned t, std::uint64_t M) {
 }
 
 // Launches L's jobs with regions of 64F rows x 64F words (launch_shape);
-// `unit` divides every inner length. sync: a lookahead launch's flags.
-// A lookahead launch (sync non-empty) has regions of one tile: F = unit / 64.
+// `unit` divides every inner length. sync: a lookahead launch's flags (its
+// regions are one tile: ahead_shape).
 template <class Relax, class Exec>
 void launch_regions(Exec& ex, const char* name, kl::gspan<word4<typename Relax::word>> m, std::uint32_t np,
                     region_launch L, unsigned unit, kl::gspan<std::uint32_t> sync = {}) {
@@ -388,15 +388,6 @@ void blocked_regions(Exec& ex, kl::gspan<T> d, std::uint32_t np, unsigned t, std
         L.job[first + 1].skip_row0 = band;
         L.job[first + 1].skip_rows = t;
     };
-    const auto other_tiles = [&](std::uint32_t K) {
-        const std::uint32_t band = K * t;
-        region_launch L;
-        L.gv = gv;
-        L.job[0] = make_job(0, np, 0, np, band, band, t);
-        L.job[0].skip_row0 = L.job[0].skip_col0 = band;
-        L.job[0].skip_rows = L.job[0].skip_cols = t;
-        return L;
-    };
     kl::gspan<std::uint32_t> sync;
     bool pivot_done = false;  // T(K, K) and its row and column done by the lookahead launch before
     for (std::uint32_t K = 0; K < tiles; ++K) {
@@ -410,7 +401,11 @@ void blocked_regions(Exec& ex, kl::gspan<T> d, std::uint32_t np, unsigned t, std
             row_column(K, rc, 0);
             launch_regions<Relax>(ex, "pivot_row_column", m, np, rc, t);
         }
-        region_launch rest = other_tiles(K);
+        region_launch rest;
+        rest.gv = gv;
+        rest.job[0] = make_job(0, np, 0, np, band, band, t);
+        rest.job[0].skip_row0 = rest.job[0].skip_col0 = band;
+        rest.job[0].skip_rows = rest.job[0].skip_cols = t;
         pivot_done = false;
         if ((lookahead == 2 || (lookahead == 1 && lookahead_pays(tiles, ex.machine().k()))) &&
             Relax::per_word == 1 && K + 1 < tiles) {
