@@ -572,108 +572,106 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                 for (std::uint64_t x = 0; x < rx; ++x) order.emplace_back(y, x);
         }
         for (const auto& [y, x] : order) {
-            {
-                const std::uint64_t row_base = J.row0 + y * G.rows, col_base = J.col0 + x * width;
-                // Lookahead roles: 1 publishes (job 0, row or column a), 2 also
-                // closes (T(a, a)), 3 waits (jobs 1 and 2).
-                const std::uint64_t role = !ahead ? 0
-                                           : ji != 0 ? 3
-                                           : y == ahead->next && x == ahead->next ? 2
-                                           : y == ahead->next || x == ahead->next ? 1
-                                                                                  : 0;
-                std::uint64_t row_mask = 0, col_mask = 0;
-                for (std::uint64_t g = 0; g < G.rows / 16; ++g)
-                    if (live(row_base + 16 * g, J.row0, J.rows, J.skip_row0, J.skip_rows)) row_mask |= 1ull << g;
-                for (std::uint64_t v = 0; v < G.vectors; ++v)
-                    if (live(col_base + v * epv, J.col0, J.cols, J.skip_col0, J.skip_cols)) col_mask |= 1ull << v;
-                const std::uint64_t c_res = col_base / epv % vpb;
-                const std::array<std::uint64_t, 4> key{col_mask, row_mask | role << 32,
-                                                       c_res | (J.a_col0 / epv % vpb) << 32, chunks};
-                auto it = memo.find(key);
-                if (it == memo.end()) {
-                    block_cost bc;
-                    tally blk;
-                    std::uint64_t st = 0;
-                    if (ahead) {  // the claim: thread 0's atomic and store, a barrier, every thread's load
-                        lone_atomic(blk);
-                        blk.sstore({1, 1});
-                        blk.barrier(warps);
-                        blk.sload({1, 1}, warps);
-                        st += 2 + 2 * warps;
-                    }
-                    if (row_mask == 0 || col_mask == 0) {
-                        if (role == 1 || role == 2) {  // a band region of row or column a: published at once
-                            lone_atomic(blk);
-                            st += 1;
-                        }
-                    } else {
-                        if (role == 3) {  // two polls by thread 0, a barrier
-                            lone_atomic(blk, 2);
-                            blk.barrier(warps);
-                            st += 2 + warps;
-                        }
-                        // C: 4F² vector loads and stores per thread, predicated per row group and column vector.
-                        for (std::uint64_t w = 0; w < warps; ++w)
-                            for (std::uint64_t f = 0; f < F; ++f)
-                                for (std::uint64_t r = 0; r < 4; ++r)
-                                    for (std::uint64_t g = 0; g < F; ++g) {
-                                        std::vector<std::pair<std::uint64_t, std::uint64_t>> rv;
-                                        for (std::uint64_t l = 0; l < b; ++l) {
-                                            const std::uint64_t tid = w * b + l, row = 64 * f + 4 * G.ty(tid) + r;
-                                            const std::uint64_t v = G.tx(tid) + 16 * g;
-                                            if ((row_mask >> (row / 16) & 1) && (col_mask >> v & 1)) rv.emplace_back(row, v);
-                                        }
-                                        if (rv.empty()) {
-                                            blk.null_access(counter::global_load_instructions);
-                                            blk.null_access(counter::global_store_instructions);
-                                            st += 2;
-                                            continue;
-                                        }
-                                        const auto [sec, bl] = vector_units(rv, c_res, vpb);
-                                        blk.gload(sec, bl);
-                                        blk.gstore(sec, bl);
-                                        st += 2;
-                                    }
-                        for (std::uint64_t k0 = 0; k0 < chunks * kc; k0 += kc) {
-                            const block_cost& s = staging(row_mask, col_mask, (J.a_col0 + k0) / epv % vpb, c_res);
-                            blk.add(s.c);
-                            st += s.steps;
-                        }
-                        for (std::uint64_t w = 0; w < warps; ++w) {
-                            blk.sstores(a_store_n[w] * chunks, {a_store[w].wf * chunks, a_store[w].ideal * chunks});
-                            blk.sstores(b_store_n[w] * chunks, {b_store[w].wf * chunks, b_store[w].ideal * chunks});
-                            st += (a_store[w].wf + b_store[w].wf) * chunks;
-                        }
-                        const std::uint64_t barriers = pipe ? chunks : 2 * chunks - 1;
-                        blk.barrier(warps * barriers);
-                        st += warps * barriers;
-                        const std::uint64_t reps = kc / 16 * chunks;
-                        for (std::uint64_t w = 0; w < warps; ++w)
-                            for (std::uint64_t u = 0; u < 16; ++u) {
-                                const bank_cost& c = k_wf[w * 16 + u];
-                                blk.c[counter::shared_load_instructions] += 2 * F * reps;
-                                blk.c[counter::warp_instructions] += 2 * F * reps;
-                                blk.c[counter::shared_load_wavefronts] += c.wf * reps;
-                                blk.c[counter::shared_wavefronts] += c.wf * reps;
-                                blk.c[counter::shared_load_bank_conflicts] += (c.wf - c.ideal) * reps;
-                                blk.c[counter::bank_conflicts] += (c.wf - c.ideal) * reps;
-                                blk.compute(16 * F * F * reps);
-                                st += (c.wf + 16 * F * F) * reps;
-                            }
-                        if (role == 2) st += closure(blk, m, F);
-                        if (role == 1 || role == 2) {  // after the stores: a barrier, thread 0's flag
-                            blk.barrier(warps);
-                            lone_atomic(blk);
-                            st += warps + 1;
-                        }
-                    }
-                    bc.c = std::move(blk.c);
-                    bc.steps = st;
-                    it = memo.emplace(key, std::move(bc)).first;
+            const std::uint64_t row_base = J.row0 + y * G.rows, col_base = J.col0 + x * width;
+            // Lookahead roles: 1 publishes (job 0, row or column a), 2 also
+            // closes (T(a, a)), 3 waits (jobs 1 and 2).
+            const std::uint64_t role = !ahead ? 0
+                                       : ji != 0 ? 3
+                                       : y == ahead->next && x == ahead->next ? 2
+                                       : y == ahead->next || x == ahead->next ? 1
+                                                                              : 0;
+            std::uint64_t row_mask = 0, col_mask = 0;
+            for (std::uint64_t g = 0; g < G.rows / 16; ++g)
+                if (live(row_base + 16 * g, J.row0, J.rows, J.skip_row0, J.skip_rows)) row_mask |= 1ull << g;
+            for (std::uint64_t v = 0; v < G.vectors; ++v)
+                if (live(col_base + v * epv, J.col0, J.cols, J.skip_col0, J.skip_cols)) col_mask |= 1ull << v;
+            const std::uint64_t c_res = col_base / epv % vpb;
+            const std::array<std::uint64_t, 4> key{col_mask, row_mask | role << 32,
+                                                   c_res | (J.a_col0 / epv % vpb) << 32, chunks};
+            auto it = memo.find(key);
+            if (it == memo.end()) {
+                block_cost bc;
+                tally blk;
+                std::uint64_t st = 0;
+                if (ahead) {  // the claim: thread 0's atomic and store, a barrier, every thread's load
+                    lone_atomic(blk);
+                    blk.sstore({1, 1});
+                    blk.barrier(warps);
+                    blk.sload({1, 1}, warps);
+                    st += 2 + 2 * warps;
                 }
-                t.add(it->second.c);
-                steps.push_back(it->second.steps);
+                if (row_mask == 0 || col_mask == 0) {
+                    if (role == 1 || role == 2) {  // a band region of row or column a: published at once
+                        lone_atomic(blk);
+                        st += 1;
+                    }
+                } else {
+                    if (role == 3) {  // two polls by thread 0, a barrier
+                        lone_atomic(blk, 2);
+                        blk.barrier(warps);
+                        st += 2 + warps;
+                    }
+                    // C: 4F² vector loads and stores per thread, predicated per row group and column vector.
+                    for (std::uint64_t w = 0; w < warps; ++w)
+                        for (std::uint64_t f = 0; f < F; ++f)
+                            for (std::uint64_t r = 0; r < 4; ++r)
+                                for (std::uint64_t g = 0; g < F; ++g) {
+                                    std::vector<std::pair<std::uint64_t, std::uint64_t>> rv;
+                                    for (std::uint64_t l = 0; l < b; ++l) {
+                                        const std::uint64_t tid = w * b + l, row = 64 * f + 4 * G.ty(tid) + r;
+                                        const std::uint64_t v = G.tx(tid) + 16 * g;
+                                        if ((row_mask >> (row / 16) & 1) && (col_mask >> v & 1)) rv.emplace_back(row, v);
+                                    }
+                                    if (rv.empty()) {
+                                        blk.null_access(counter::global_load_instructions);
+                                        blk.null_access(counter::global_store_instructions);
+                                        st += 2;
+                                        continue;
+                                    }
+                                    const auto [sec, bl] = vector_units(rv, c_res, vpb);
+                                    blk.gload(sec, bl);
+                                    blk.gstore(sec, bl);
+                                    st += 2;
+                                }
+                    for (std::uint64_t k0 = 0; k0 < chunks * kc; k0 += kc) {
+                        const block_cost& s = staging(row_mask, col_mask, (J.a_col0 + k0) / epv % vpb, c_res);
+                        blk.add(s.c);
+                        st += s.steps;
+                    }
+                    for (std::uint64_t w = 0; w < warps; ++w) {
+                        blk.sstores(a_store_n[w] * chunks, {a_store[w].wf * chunks, a_store[w].ideal * chunks});
+                        blk.sstores(b_store_n[w] * chunks, {b_store[w].wf * chunks, b_store[w].ideal * chunks});
+                        st += (a_store[w].wf + b_store[w].wf) * chunks;
+                    }
+                    const std::uint64_t barriers = pipe ? chunks : 2 * chunks - 1;
+                    blk.barrier(warps * barriers);
+                    st += warps * barriers;
+                    const std::uint64_t reps = kc / 16 * chunks;
+                    for (std::uint64_t w = 0; w < warps; ++w)
+                        for (std::uint64_t u = 0; u < 16; ++u) {
+                            const bank_cost& c = k_wf[w * 16 + u];
+                            blk.c[counter::shared_load_instructions] += 2 * F * reps;
+                            blk.c[counter::warp_instructions] += 2 * F * reps;
+                            blk.c[counter::shared_load_wavefronts] += c.wf * reps;
+                            blk.c[counter::shared_wavefronts] += c.wf * reps;
+                            blk.c[counter::shared_load_bank_conflicts] += (c.wf - c.ideal) * reps;
+                            blk.c[counter::bank_conflicts] += (c.wf - c.ideal) * reps;
+                            blk.compute(16 * F * F * reps);
+                            st += (c.wf + 16 * F * F) * reps;
+                        }
+                    if (role == 2) st += closure(blk, m, F);
+                    if (role == 1 || role == 2) {  // after the stores: a barrier, thread 0's flag
+                        blk.barrier(warps);
+                        lone_atomic(blk);
+                        st += warps + 1;
+                    }
+                }
+                bc.c = std::move(blk.c);
+                bc.steps = st;
+                it = memo.emplace(key, std::move(bc)).first;
             }
+            t.add(it->second.c);
+            steps.push_back(it->second.steps);
         }
     }
     const std::uint64_t words = (pipe ? 2 * G.shared_words(16) : G.shared_words(kc)) + (ahead ? 4 : 0);
