@@ -16,43 +16,57 @@
 // GPU) = one MP of the model merging d input ranges with a heap: a complete
 // binary tree whose d leaves (heap indices d..2d-1, d a power of two, leaf
 // d + r reading run r) point into the ranges in global memory, and whose
-// d - 1 internal nodes (1..d-1) hold sorted buffers of 2C elements in shared
-// memory, C = `chunk`. Every node's key is the last (largest) element it
-// passed to its parent. A move from child c to node i takes the first
-// min(C, what c holds) elements of c (a leaf: the next C of its range, read
-// coalesced into a staging buffer) and merges them into i's buffer, all lanes
-// in parallel: each finds its place on the merge path by binary search
-// (co-rank) and merges its 2C/32 outputs in registers. Heapify(i)
-// (heap_refill) moves from the child with the smaller key, then refills that
-// child, down to a leaf; the path is fixed before its first move (a move
-// changes only the moving child's key), so the leaf's global read is issued
-// first and its latency overlaps the moves above it. Initialisation fills
-// every internal node from both children, from the highest index down; then
-// the root repeatedly writes its first C elements to the output (coalesced)
-// and is refilled. A node holds 2C elements after every refill until its
-// subtree runs dry, and only its smallest C leave, which are never larger
-// than what its subtree still holds (every element still below a child is at
-// least that child's key); so a run leaves in order.
+// d - 1 internal nodes (1..d-1) buffer the elements their children passed up.
+// Every node's key is the last (largest) element it passed to its parent.
+// Heapify(i) moves C = `chunk` elements from the child with the smaller key
+// (the left one on ties) into node i, then Heapify(that child), down to a
+// leaf; a leaf's move reads the next C elements of its range (whole warps,
+// coalesced). Initialisation fills every internal node from both children,
+// from the highest index down; then the root repeatedly writes C elements to
+// the output (coalesced) and is refilled. A node holds 2C elements after
+// every refill until its subtree runs dry, and only its smallest C leave,
+// which are never larger than what its subtree still holds (every element
+// still below a child is at least that child's key); so a run leaves in order.
+//
+// Node i's buffer is kept as the two sorted runs it received, one per child:
+// a ring of 2C slots for each child c (ring c, at node c/2), appended to by
+// c's moves and merged only when i passes its smallest C up (a merge path of
+// the two rings' heads, each lane finding its place by binary search and
+// merging C/32 outputs in registers). So an element is merged once per level
+// of the tree: merging each move into one sorted buffer instead (DESIGN.md's
+// wording) re-merges the C elements a node keeps with the C it receives,
+// two merge outputs per element and level, and needs a leaf's elements staged
+// before they are merged. The heap's order, keys, Heapify path, moves and
+// global accesses are the same; the shared memory per node is 4C words
+// instead of 2C (sort_plan::heap_bytes), which d = auto reads as the heap
+// condition. A leaf's move stores C elements into its ring, at a ring
+// position that is a multiple of C (a ring's tail only moves by whole moves
+// while its subtree has more than C), so its stores' banks are those of a
+// store from slot position 0.
+//
+// Heapify's path is fixed before its first move (a move changes only the
+// moving child's key and state), so the leaf's global read is issued first,
+// into registers, and its latency overlaps the merges above it; the moves go
+// top-down, each emptying room in the ring the next one appends to.
 //
 // Why a warp per heap: a move is a chain of dependent shared loads (the
 // search, the register merge) and a Heapify a chain of log2(d) moves, so one
 // heap keeps an SM mostly idle. With a warp each, an SM holds as many heaps as
 // its shared memory allows (d and C are chosen so that about 16 fit: the AGPU
-// heap condition 2C(d - 1) <= M read with M/16 words per heap) and their
-// chains overlap.
+// heap condition read with M/16 words per heap) and their chains overlap.
 //
-// Stability (key-value sorts): each buffered element carries the side it came
-// from (0 left, 1 right); a node orders (key, side), and a right child's key
-// must be strictly smaller than the left's to be chosen, so equal keys leave in
-// input order. Pivots order (key, run, position): also stable.
+// Stability (key-value sorts): the merge of a node's two rings takes the left
+// one's element first on equal keys, and the left subtree holds the earlier
+// runs, so equal keys leave in input order. Pivots order (key, run,
+// position): also stable.
 //
 // AGPU cost of a pass over n elements: every element is read once by a leaf
 // and written once by a root, in C-element coalesced moves (I/O about
 // 2·n·s/(4b) blocks, plus the misaligned ends of split ranges); the time per
-// C output elements is log2(d) moves of O(2C/32 + log 2C) steps per lane.
+// C output elements is log2(d) merges of O(C/32 + log C) steps per lane.
 // Passes: ceil(log_d(n/tile)): the I/O is (n/b) log_d(n/tile) blocks, which
 // meets the Aggarwal-Vitter bound (n/b) log_{M/b}(n/b) up to the constant
-// log(M/b)/log(d), d = Theta(M/(16C)) and C = Theta(b).
+// log(M/b)/log(d), d = Theta(M/(32C)) and C = Theta(b).
 #pragma once
 
 #include <cstdint>
@@ -70,72 +84,71 @@ struct merge_shape {
     unsigned parts = 1;         // P: output ranges per group (1: no splits read)
 };
 
-// The heap's dynamic shared memory: d slots of 2C elements, padded (slot 0 stages a
-// leaf's read; slot i is node i's buffer), for key-value sorts values and the
-// side bit of each, then the state of the 2d nodes.
+// The heap's dynamic shared memory: a ring of 2C elements (padded by a word
+// per 32) for every child c = 2..2d-1, then C more (padded) where the root's
+// outputs are staged for their coalesced write; for key-value sorts the
+// values of all of them; then the state of the nodes.
 template <class K, class V, bool Pairs>
 struct heap_layout {
     unsigned d, chunk;
-    // A slot: 2C elements plus one of padding per 32 (a lane's 2C/32
+    // A ring: 2C elements plus one of padding per 32 (a lane's C/32
     // consecutive outputs then fall in distinct banks, as in block_sort).
-    AGPU_HOST_DEVICE unsigned slot() const { return padded(2 * chunk); }
-    AGPU_HOST_DEVICE std::uint64_t slots() const { return std::uint64_t(d) * slot(); }
+    AGPU_HOST_DEVICE unsigned ring() const { return padded(2 * chunk); }
+    AGPU_HOST_DEVICE unsigned stage_at() const { return (2 * d - 2) * ring(); }
+    AGPU_HOST_DEVICE std::uint64_t slots() const { return std::uint64_t(stage_at()) + padded(chunk); }
     AGPU_HOST_DEVICE std::uint64_t keys_at() const { return 0; }
     AGPU_HOST_DEVICE std::uint64_t vals_at() const { return align16(slots() * sizeof(K)); }
-    AGPU_HOST_DEVICE std::uint64_t sides_at() const { return vals_at() + (Pairs ? align16(slots() * sizeof(V)) : 0); }
-    AGPU_HOST_DEVICE std::uint64_t pos_at() const { return sides_at() + (Pairs ? align16(slots()) : 0); }
+    AGPU_HOST_DEVICE std::uint64_t pos_at() const { return vals_at() + (Pairs ? align16(slots() * sizeof(V)) : 0); }
     AGPU_HOST_DEVICE std::uint64_t end_at() const { return pos_at() + align16(16 * std::uint64_t(d)); }
     AGPU_HOST_DEVICE std::uint64_t last_at() const { return end_at() + align16(16 * std::uint64_t(d)); }
     AGPU_HOST_DEVICE std::uint64_t count_at() const { return last_at() + align16(2 * std::uint64_t(d) * sizeof(K)); }
     AGPU_HOST_DEVICE std::uint64_t head_at() const { return count_at() + align16(8 * std::uint64_t(d)); }
     AGPU_HOST_DEVICE std::uint64_t dry_at() const { return head_at() + align16(8 * std::uint64_t(d)); }
     AGPU_HOST_DEVICE std::uint64_t misc_at() const { return dry_at() + align16(8 * std::uint64_t(d)); }
-    AGPU_HOST_DEVICE std::uint64_t bytes() const { return misc_at() + 16; }
+    AGPU_HOST_DEVICE std::uint64_t bytes() const { return misc_at() + 32; }
 };
 
 // The heap's state, as spans into the dynamic shared memory.
 template <class K, class V, bool Pairs>
 struct heap_view {
-    unsigned d, chunk;
+    unsigned d, chunk, ring, mask, stage;
+    unsigned threads, lanes_log2;  // the block's threads (a power of two) and their log2
     kl::sspan<K> keys;
     kl::sspan<V> vals;
-    kl::sspan<unsigned char> sides;
     kl::sspan<std::uint64_t> pos, end;  // leaves: the next element and the end of the range (by node index)
     kl::sspan<K> last;                  // every node: the last element it passed up
-    kl::sspan<unsigned> count, head;    // internal nodes: buffered elements [head, head + count) of the slot
+    kl::sspan<unsigned> count, head;    // ring c (by child index): elements [head, head + count) mod 2C
     kl::sspan<unsigned> dry;            // every node: 1 when its subtree holds nothing more
-    kl::sspan<std::uint64_t> misc;      // [0]: where the block's output starts
+    kl::sspan<std::uint64_t> misc;      // [0]: where the block's output starts; [1..2]: a move's hand-over
 
-    AGPU_DEVICE explicit heap_view(heap_layout<K, V, Pairs> l) : d(l.d), chunk(l.chunk) {
+    AGPU_DEVICE explicit heap_view(heap_layout<K, V, Pairs> l)
+        : d(l.d), chunk(l.chunk), ring(l.ring()), mask(2 * l.chunk - 1), stage(l.stage_at()),
+          threads(kl::block_dim().x), lanes_log2(0) {
+        while ((1u << lanes_log2) < threads) ++lanes_log2;
         const std::uint64_t s = l.slots();
         keys = kl::dynamic_shared<K>().subspan(l.keys_at() / sizeof(K), s);
-        if constexpr (Pairs) {
-            vals = kl::dynamic_shared<V>().subspan(l.vals_at() / sizeof(V), s);
-            sides = kl::dynamic_shared<unsigned char>().subspan(l.sides_at(), s);
-        }
+        if constexpr (Pairs) vals = kl::dynamic_shared<V>().subspan(l.vals_at() / sizeof(V), s);
         pos = kl::dynamic_shared<std::uint64_t>().subspan(l.pos_at() / 8, 2 * d);
         end = kl::dynamic_shared<std::uint64_t>().subspan(l.end_at() / 8, 2 * d);
         last = kl::dynamic_shared<K>().subspan(l.last_at() / sizeof(K), 2 * d);
         count = kl::dynamic_shared<unsigned>().subspan(l.count_at() / 4, 2 * d);
         head = kl::dynamic_shared<unsigned>().subspan(l.head_at() / 4, 2 * d);
         dry = kl::dynamic_shared<unsigned>().subspan(l.dry_at() / 4, 2 * d);
-        misc = kl::dynamic_shared<std::uint64_t>().subspan(l.misc_at() / 8, 2);
+        misc = kl::dynamic_shared<std::uint64_t>().subspan(l.misc_at() / 8, 4);
+    }
+    // Ring c's slots are (c - 2)·2C + [0, 2C), each at padded(slot): element x
+    // of ring c (its first at `first`, mod 2C) is at at(c, first, x).
+    AGPU_DEVICE unsigned slot_base(unsigned c) const { return (c - 2) * 2 * chunk; }
+    AGPU_DEVICE unsigned at(unsigned c, unsigned first, unsigned x) const {
+        return padded(slot_base(c) | ((first + x) & mask));
     }
 };
 
-// Whether y (from a child on side sy) goes before x (buffered, from side sx).
-template <class K, bool Pairs>
-AGPU_DEVICE bool incoming_before(K y, unsigned sy, K x, unsigned sx) {
-    if (key_order<K>::less(y, x)) return true;
-    if constexpr (Pairs) return !key_order<K>::less(x, y) && sy < sx;
-    return false;
-}
-
-// A buffered element as the merge compares it: the key and the side it came from.
-template <class K>
-struct sided_key {
-    K key;
-    unsigned side;
+// A ring's elements: [head, head + count) mod 2C. Every lane of the heap's
+// warp holds the same copy in registers; the shared copy is for the next
+// Heapify that passes the ring.
+struct held {
+    unsigned count, head;
 };
 
 // A leaf's next move (min(C, what is left) elements from `from`), read from
@@ -172,123 +185,119 @@ AGPU_DEVICE void leaf_load(const heap_view<K, V, Pairs>& h, kl::gspan<const K> i
     }
 }
 
-// The leaf's registers into slot 0 (the same lanes and positions as the read).
+// A leaf's move: its registers appended to its ring (the same lanes and
+// positions as the read; the lane of the last element stores the leaf's key).
+// No barrier of its own: the ring's tail was emptied, and the leaf's state
+// read by every lane, before the path's previous barrier (heap_descend adds
+// one where the leaf's move is the path's first).
 template <class K, class V, bool Pairs>
-AGPU_DEVICE void leaf_stage(const heap_view<K, V, Pairs>& h, const leaf_read<K, V, Pairs>& lr) {
+AGPU_DEVICE void leaf_move(const heap_view<K, V, Pairs>& h, const leaf_read<K, V, Pairs>& lr, unsigned c, held to) {
     const unsigned t = kl::thread_rank(), threads = kl::block_dim().x;
-    const unsigned lead = unsigned(lr.from % kl::warp_size());
+    const unsigned lead = unsigned(lr.from % kl::warp_size()), tail = to.head + to.count;
     for (unsigned q = 0; q < sort_policy::max_leaf_loads; ++q) {
         const unsigned j0 = t - kl::lane_id() + q * threads;
         if (j0 >= lead + lr.count) continue;
         const unsigned j = kl::min(kl::max(j0 + kl::lane_id(), lead), lead + lr.count - 1) - lead;
-        h.keys.store(padded(j), lr.keys[q]);
-        if constexpr (Pairs) h.vals.store(padded(j), lr.vals[q]);
+        const unsigned at = h.at(c, tail, j);
+        h.keys.store(at, lr.keys[q]);
+        if constexpr (Pairs) h.vals.store(at, lr.vals[q]);
+        h.last.store_if(j0 + kl::lane_id() == lead + lr.count - 1, c, lr.keys[q]);
     }
-    kl::sync_threads();
+    if (t == 0) {
+        h.count.store(c, to.count + lr.count);
+        h.pos.store(c, lr.from + lr.count);
+        h.dry.store(c, lr.from + lr.count == lr.end ? 1u : 0u);
+    }
 }
 
-// Where an internal node's elements are: [head, head + count) of its slot.
-// Every lane of the heap's warp holds the same copy in registers; the shared
-// copy (count, head) is for the next Heapify that passes the node.
-struct held {
-    unsigned count, head;
-};
-struct move_result {
-    held parent, child;
-};
-
-// Moves min(C, what child c holds) elements from c (holding at_c; a leaf: the
-// elements `lr` read) into node i (holding at_i). `path_end`: c's children
-// are both dry (else c is refilled next, and stays not dry). One barrier,
-// between the merge's loads and its stores: the next move on the path reads
-// and writes other buffers.
-template <class K, class V, bool Pairs>
-AGPU_DEVICE move_result heap_move(const heap_view<K, V, Pairs>& h, const leaf_read<K, V, Pairs>& lr, unsigned i,
-                                  held at_i, unsigned c, held at_c, bool path_end) {
-    const unsigned t = kl::thread_rank(), threads = kl::block_dim().x;
-    const unsigned slot = padded(2 * h.chunk);
-    // Element x of node i's buffer, of c's (a leaf: of the staging slot 0), and of i's new buffer.
-    const unsigned have = at_i.count, a_at = i * slot, a_head = at_i.head;
-    unsigned m = 0, b_at = 0, b_head = 0;
-    if (c >= h.d) {
-        m = lr.count;
-        leaf_stage(h, lr);
-    } else {
-        m = kl::min(h.chunk, at_c.count);
-        b_at = c * slot;
-        b_head = at_c.head;
-    }
-    auto a_index = [&](unsigned x) { return a_at + padded(a_head + x); };
-    auto b_index = [&](unsigned y) { return b_at + padded(b_head + y); };
-    const K last = h.keys.load(b_index(m - 1));
-    const unsigned side = c & 1u;
-    // This thread's outputs [begin, stop) of the merged have + m: its start on
-    // the merge path, then the outputs in registers.
-    const unsigned total = have + m, per = (total + threads - 1) / threads;
-    const unsigned begin = kl::min(t * per, total), stop = kl::min(begin + per, total);
-    // An element as the merge compares it: B's carry c's side.
-    auto load = [&](bool from_b, unsigned at) {
-        return sided_key<K>{h.keys.load(at), Pairs ? unsigned(h.sides.load_if(!from_b, at, static_cast<unsigned char>(side))) : 0u};
-    };
-    const unsigned a = co_rank(begin, have, m, [&](unsigned y, unsigned x) {
-        const sided_key<K> e = load(false, a_index(x));
-        return incoming_before<K, Pairs>(h.keys.load(b_index(y)), side, e.key, e.side);
+// An internal node c's move: the first m = min(C, what c holds) elements of
+// its rings 2c and 2c + 1 (a, b), merged (ring 2c's first on equal keys),
+// stored from element `to_at` of `to(x)` (ring c's tail, or the root's
+// stage). Each lane finds its first output on the merge path by binary search
+// and merges its outputs in registers; one barrier between the merge's loads
+// and its stores (every state store follows it, so no lane changes what
+// another lane of the path still reads); the lane of the last output hands
+// over how many came from ring 2c before it (misc[1 + hand], alternating
+// between consecutive moves so that no lane overwrites one another still
+// reads) and stores c's key after it. Updates a and b to what
+// the rings hold after; returns m. `path_end`: c's children are both dry
+// (else c is refilled next and stays not dry).
+template <class K, class V, bool Pairs, class To>
+AGPU_DEVICE unsigned merge_move(const heap_view<K, V, Pairs>& h, unsigned c, held& a_ring, held& b_ring, To to,
+                                bool path_end, unsigned hand) {
+    const unsigned t = kl::thread_rank();
+    const unsigned ca = 2 * c, cb = ca + 1, na = a_ring.count, nb = b_ring.count;
+    const unsigned m = kl::min(h.chunk, na + nb);
+    const unsigned per = (m + h.threads - 1) >> h.lanes_log2;
+    const unsigned begin = kl::min(t * per, m), stop = kl::min(begin + per, m);
+    // Element x of a ring is in slot base | ((head + x) mod 2C), at padded(slot).
+    const unsigned base_a = h.slot_base(ca), base_b = h.slot_base(cb);
+    auto slot_a = [&](unsigned x) { return base_a | ((a_ring.head + x) & h.mask); };
+    auto slot_b = [&](unsigned y) { return base_b | ((b_ring.head + y) & h.mask); };
+    unsigned a = co_rank(begin, na, nb, [&](unsigned y, unsigned x) {
+        return key_order<K>::less(h.keys.load(padded(slot_b(y))), h.keys.load(padded(slot_a(x))));
     });
+    unsigned b = begin - a;
+    // The next element of each side (past a side's end: the slot after it in
+    // its ring, never taken) and where it is. One load per output, from
+    // whichever side moved: a warp issues one load instruction per step
+    // whatever its lanes chose.
+    unsigned sa = slot_a(a), sb = slot_b(b);
+    K xa = h.keys.load(padded(sa)), xb = h.keys.load(padded(sb)), last{};
     K rk[sort_policy::max_items];
     V rv[sort_policy::max_items];
-    unsigned char rs[sort_policy::max_items];
-    serial_merge(a, begin - a, have, m, stop - begin, a_index, b_index, load,
-                 [&](const sided_key<K>& y, const sided_key<K>& x) {
-                     return incoming_before<K, Pairs>(y.key, y.side, x.key, x.side);
-                 },
-                 [&](unsigned q, bool from_b, unsigned at, const sided_key<K>& e) {
-                     rk[q] = e.key;
-                     if constexpr (Pairs) {
-                         rv[q] = h.vals.load(from_b ? b_index(at) : a_index(at));
-                         rs[q] = static_cast<unsigned char>(e.side);
-                     }
-                     (void)from_b;
-                     (void)at;
-                 });
-    kl::sync_threads();
     for (unsigned q = 0; q < sort_policy::max_items; ++q) {
-        if (begin + q >= stop) continue;
-        const unsigned at = a_at + padded(begin + q);
-        h.keys.store(at, rk[q]);
-        if constexpr (Pairs) {
-            h.vals.store(at, rv[q]);
-            h.sides.store(at, rs[q]);
+        if (begin + q >= stop) break;
+        kl::compute(1);
+        const bool from_b = b < nb && (a >= na || key_order<K>::less(xb, xa));
+        const unsigned took = from_b ? sb : sa, next = (took & ~h.mask) | ((took + 1) & h.mask);
+        rk[q] = last = from_b ? xb : xa;
+        if constexpr (Pairs) rv[q] = h.vals.load(padded(took));
+        const K x = h.keys.load(padded(next));
+        if (from_b) {
+            ++b;
+            sb = next;
+            xb = x;
+        } else {
+            ++a;
+            sa = next;
+            xa = x;
         }
     }
-    // The new state: every lane computed it; the first stores it.
-    const bool first = t == 0;
-    move_result r{{total, 0}, {0, 0}};
-    h.last.store_if(first, c, last);
-    h.count.store_if(first, i, total);
-    h.head.store_if(first, i, 0);
-    if (c >= h.d) {
-        h.pos.store_if(first, c, lr.from + m);
-        h.dry.store_if(first, c, lr.from + m == lr.end ? 1u : 0u);
-    } else {
-        r.child = {at_c.count - m, at_c.head + m};
-        h.count.store_if(first, c, r.child.count);
-        h.head.store_if(first, c, r.child.head);
-        h.dry.store_if(first, c, path_end && r.child.count == 0 ? 1u : 0u);
+    const bool ends = begin < stop && stop == m;  // the lane of the last output
+    h.misc.store_if(ends, 1 + hand, a);
+    kl::sync_threads();
+    for (unsigned q = 0; q < sort_policy::max_items; ++q) {
+        if (begin + q >= stop) break;
+        const unsigned at = to(begin + q);
+        h.keys.store(at, rk[q]);
+        if constexpr (Pairs) h.vals.store(at, rv[q]);
     }
-    return r;
+    h.last.store_if(ends, c, last);
+    const unsigned from_a = unsigned(h.misc.load(1 + hand));
+    a_ring = {na - from_a, (a_ring.head + from_a) & h.mask};
+    b_ring = {nb - (m - from_a), (b_ring.head + m - from_a) & h.mask};
+    if (t == 0) {
+        h.count.store(ca, a_ring.count);
+        h.head.store(ca, a_ring.head);
+        h.count.store(cb, b_ring.count);
+        h.head.store(cb, b_ring.head);
+        h.dry.store(c, path_end && a_ring.count + b_ring.count == 0 ? 1u : 0u);
+    }
+    return m;
 }
 
-// Moves into `node` (holding at_node) from its child c, then into c from its
-// child with the smaller key (the left one on ties), and so on down to a leaf
-// or a node whose children are both dry. A move changes only the moving
-// child's state, never the keys its own choice below depends on, so the whole
-// path is known before the first move: the leaf at its end (if it reaches
-// one) is read first, and its latency overlaps the moves above it. Returns
-// what `node` holds after its move; ends with a barrier (the next Heapify
-// reads the state stored here).
+// Moves from child c into its ring (holding `to`), then from c's child with
+// the smaller key (the left one on ties) into c, and so on down to a leaf or
+// a node whose children are both dry. A move changes only the moving child's
+// state, never the keys its own choice below depends on, so the whole path is
+// known before the first move: the leaf at its end (if it reaches one) is
+// read first, and its latency overlaps the moves above it. Ends with a
+// barrier (the next Heapify reads the state stored here). `hand` alternates
+// the moves' hand-over words across calls.
 template <class K, class V, bool Pairs>
-AGPU_DEVICE held heap_descend(const heap_view<K, V, Pairs>& h, kl::gspan<const K> in_keys, kl::gspan<const V> in_vals,
-                              unsigned node, held at_node, unsigned c) {
+AGPU_DEVICE void heap_descend(const heap_view<K, V, Pairs>& h, kl::gspan<const K> in_keys,
+                              kl::gspan<const V> in_vals, unsigned c, held to, unsigned& hand) {
     unsigned turns = 0, depth = 0, v = c;  // bit q of turns: the q-th choice below c was the right child
     while (v < h.d) {
         const unsigned l = 2 * v, r = l + 1;
@@ -300,30 +309,37 @@ AGPU_DEVICE held heap_descend(const heap_view<K, V, Pairs>& h, kl::gspan<const K
     }
     leaf_read<K, V, Pairs> lr;
     if (v >= h.d) leaf_load(h, in_keys, in_vals, v, lr);
-    held at_i = at_node, result{};
     for (unsigned q = 0;; ++q) {
-        const held at_c = c < h.d ? held{h.count.load(c), h.head.load(c)} : held{0, 0};
-        const move_result r = heap_move(h, lr, node, at_i, c, at_c, q == depth);
-        if (q == 0) result = r.parent;
+        if (c >= h.d) {
+            if (q == 0) kl::sync_threads();  // every lane has read the leaf's state before it changes
+            leaf_move(h, lr, c, to);
+            break;
+        }
+        held rings[2] = {{h.count.load(2 * c), h.head.load(2 * c)}, {h.count.load(2 * c + 1), h.head.load(2 * c + 1)}};
+        const unsigned tail = to.head + to.count;
+        const unsigned m = merge_move(h, c, rings[0], rings[1], [&](unsigned x) { return h.at(c, tail, x); },
+                                      q == depth, hand);
+        hand ^= 1u;
+        if (kl::thread_rank() == 0) h.count.store(c, to.count + m);
         if (q == depth) break;
-        node = c;
-        at_i = r.child;
-        c = 2 * c + ((turns >> q) & 1u);
+        const unsigned right = (turns >> q) & 1u;
+        to = right ? rings[1] : rings[0];  // a select: indexing the array at run time would put it in local memory
+        c = 2 * c + right;
     }
     kl::sync_threads();
-    return result;
 }
 
-// Heapify(node), node holding at_node: refills it from the child with the
-// smaller key, then that child, down the path. Returns what node holds then.
+// Heapify(node) after `node` passed elements up: refills it from the child
+// with the smaller key, then that child, down the path. `rings`: what node's
+// rings hold now.
 template <class K, class V, bool Pairs>
-AGPU_DEVICE held heap_refill(const heap_view<K, V, Pairs>& h, kl::gspan<const K> in_keys, kl::gspan<const V> in_vals,
-                             unsigned node, held at_node) {
+AGPU_DEVICE void heap_refill(const heap_view<K, V, Pairs>& h, kl::gspan<const K> in_keys, kl::gspan<const V> in_vals,
+                             unsigned node, const held (&rings)[2], unsigned& hand) {
     const unsigned l = 2 * node, r = l + 1;
     const bool dry_l = h.dry.load(l) != 0, dry_r = h.dry.load(r) != 0;
-    if (dry_l && dry_r) return at_node;
+    if (dry_l && dry_r) return;
     const bool right = dry_l || (!dry_r && key_order<K>::less(h.last.load(r), h.last.load(l)));
-    return heap_descend(h, in_keys, in_vals, node, at_node, l + unsigned(right));
+    heap_descend(h, in_keys, in_vals, l + unsigned(right), right ? rings[1] : rings[0], hand);
 }
 
 // The first element of run r of group g (clamped to n).
@@ -339,7 +355,7 @@ AGPU_KERNEL void multiway_merge(kl::gspan<const K> in_keys, kl::gspan<const V> i
     const unsigned t = kl::thread_rank(), threads = kl::block_dim().x;
     const heap_view<K, V, Pairs> h(heap_layout<K, V, Pairs>{s.d, s.chunk});
     const std::uint64_t group = kl::block_idx().x / s.parts, part = kl::block_idx().x % s.parts;
-    const unsigned d = s.d, slot = padded(2 * s.chunk);
+    const unsigned d = s.d;
     for (unsigned r = t; r < d; r += threads) {
         std::uint64_t lo = run_start(s, group, r), hi = run_start(s, group, r + 1);
         if (s.parts > 1) {
@@ -349,9 +365,13 @@ AGPU_KERNEL void multiway_merge(kl::gspan<const K> in_keys, kl::gspan<const V> i
         h.pos.store(d + r, lo);
         h.end.store(d + r, hi);
         h.dry.store(d + r, lo == hi ? 1u : 0u);
-        h.count.store(r, 0);
-        h.head.store(r, 0);
-        h.dry.store(r, 0);
+        h.count.store(d + r, 0);
+        h.head.store(d + r, 0);
+        if (r > 0) {  // rings of children 2..d-1 (internal)
+            h.count.store(r, 0);
+            h.head.store(r, 0);
+            h.dry.store(r, 0);
+        }
     }
     kl::sync_threads();
     std::uint64_t out = run_start(s, group, 0);
@@ -364,27 +384,35 @@ AGPU_KERNEL void multiway_merge(kl::gspan<const K> in_keys, kl::gspan<const V> i
         kl::sync_threads();
         out += h.misc.load(0);
     }
+    unsigned hand = 0;
     for (unsigned i = d - 1; i >= 1; --i) {
         for (unsigned c = 2 * i; c <= 2 * i + 1; ++c)
-            if (h.dry.load(c) == 0) heap_descend(h, in_keys, in_vals, i, held{h.count.load(i), h.head.load(i)}, c);
+            if (h.dry.load(c) == 0) heap_descend(h, in_keys, in_vals, c, held{0, 0}, hand);
         h.dry.store_if(t == 0, i,
-                       h.count.load(i) == 0 && h.dry.load(2 * i) != 0 && h.dry.load(2 * i + 1) != 0 ? 1u : 0u);
+                       h.count.load(2 * i) + h.count.load(2 * i + 1) == 0 && h.dry.load(2 * i) != 0 &&
+                               h.dry.load(2 * i + 1) != 0
+                           ? 1u
+                           : 0u);
         kl::sync_threads();
     }
-    held root{h.count.load(1), h.head.load(1)};
-    while (root.count > 0) {
-        const unsigned m = kl::min(s.chunk, root.count);
+    held root[2] = {{h.count.load(2), h.head.load(2)}, {h.count.load(3), h.head.load(3)}};
+    while (root[0].count + root[1].count > 0) {
+        const unsigned m = merge_move(h, 1, root[0], root[1], [&](unsigned x) { return h.stage + padded(x); }, false, hand);
+        hand ^= 1u;
+        kl::sync_threads();
         // Whole warps over b-aligned positions, as the leaves read (lanes
         // outside the move store the nearest element's value again).
         const unsigned lead = unsigned(out % kl::warp_size());
         for (unsigned j0 = t - kl::lane_id(); j0 < lead + m; j0 += threads) {
             const unsigned j = kl::min(kl::max(j0 + kl::lane_id(), lead), lead + m - 1) - lead;
-            const unsigned at = slot + padded(root.head + j);
+            const unsigned at = h.stage + padded(j);
             out_keys.store(out + j, h.keys.load(at));
             if constexpr (Pairs) out_vals.store(out + j, h.vals.load(at));
         }
         out += m;
-        root = heap_refill(h, in_keys, in_vals, 1, held{root.count - m, root.head + m});
+        heap_refill(h, in_keys, in_vals, 1, root, hand);
+        root[0] = {h.count.load(2), h.head.load(2)};
+        root[1] = {h.count.load(3), h.head.load(3)};
     }
 }
 

@@ -58,10 +58,10 @@ AGPU_REGISTER_SUITE({"sort",
                      {std::uint64_t(1) << 16, 100003},
                      sort_entries()});
 
-// The fastest shape of the sort-tune run on the H100 (2^26 u32 keys, warp
-// heaps: 11.3 ms, against 12.9-78.3 ms for the other 23 shapes;
-// validate/data/h100/bench/sort-tune).
-std::vector<std::string> tuned() { return {"type=u32", "values=0", "chunk=256", "tile=4096", "d=8"}; }
+// The fastest shape of the sort-tune run on the H100 (2^26 u32 keys, ring
+// heaps: 6.49 ms, against 8.5-18.6 ms for the other shapes;
+// validate/data/h100/bench/sort-tune-r3).
+std::vector<std::string> tuned() { return {"type=u32", "values=0", "chunk=256", "tile=4096", "d=4"}; }
 
 std::vector<suite_entry> bench_entries() {
     return {entry("sort/multiway", {"type=u32", "values=0"}), entry("sort/multiway", tuned()),
@@ -81,9 +81,9 @@ AGPU_REGISTER_SUITE({"sort-bench",
                      "cub::DeviceRadixSort and thrust::sort (measure with counters for the sectors goal)",
                      bench_sizes(),
                      bench_entries(),
-                     {{"sort/multiway type=u32;values=0;chunk=256;tile=4096;d=8", "baseline/cub-merge-sort type=u32", "time", 1.2,
+                     {{"sort/multiway type=u32;values=0;chunk=256;tile=4096;d=4", "baseline/cub-merge-sort type=u32", "time", 1.2,
                        std::uint64_t(1) << 26, "sort/multiway sorts u32 keys at 1.2x the keys/s of cub::DeviceMergeSort"},
-                      {"sort/multiway type=u32;values=0;chunk=256;tile=4096;d=8", "baseline/cub-merge-sort type=u32", "sectors", 2.0,
+                      {"sort/multiway type=u32;values=0;chunk=256;tile=4096;d=4", "baseline/cub-merge-sort type=u32", "sectors", 2.0,
                        std::uint64_t(1) << 26,
                        "sort/multiway moves at most half the global load + store sectors of cub::DeviceMergeSort"}}});
 
@@ -92,17 +92,16 @@ AGPU_REGISTER_SUITE({"sort-bench",
 //   agpu validate --suite sort-tune --no-counters --out DIR && agpu bench --data DIR
 std::vector<suite_entry> tune_entries() {
     std::vector<suite_entry> e;
-    for (const char* chunk : {"32", "64", "128", "256"})
-        for (const char* tile : {"2048", "4096"})
-            for (const char* d : {"8", "16", "32"})
-                e.push_back(entry("sort/multiway", {"type=u32", "values=0", std::string("chunk=") + chunk,
-                                                    std::string("tile=") + tile, std::string("d=") + d}));
-    // Several warps per heap: shorter chains per move, more warps per SM.
+    for (const char* chunk : {"64", "128", "256"})
+        for (const char* d : {"4", "8", "16"})
+            e.push_back(entry("sort/multiway", {"type=u32", "values=0", std::string("chunk=") + chunk, "tile=4096",
+                                                std::string("d=") + d}));
     for (const char* chunk : {"128", "256"})
-        for (const char* d : {"8", "16"})
-            for (const char* warps : {"2", "4"})
-                e.push_back(entry("sort/multiway", {"type=u32", "values=0", std::string("chunk=") + chunk, "tile=4096",
-                                                    std::string("d=") + d, std::string("warps=") + warps}));
+        e.push_back(entry("sort/multiway", {"type=u32", "values=0", std::string("chunk=") + chunk, "tile=2048", "d=8"}));
+    // Several warps per heap: shorter chains per move, more warps per SM.
+    for (const char* d : {"8", "16"})
+        e.push_back(entry("sort/multiway", {"type=u32", "values=0", "chunk=256", "tile=4096", std::string("d=") + d,
+                                            "warps=2"}));
     e.push_back(entry("baseline/cub-merge-sort", {"type=u32"}));
     return e;
 }

@@ -49,13 +49,15 @@ std::string bytes_rule(std::uint64_t bytes, const machine& m) {
 }  // namespace
 
 std::uint64_t heap_bytes(std::uint64_t d, std::uint64_t chunk, std::uint64_t kb, std::uint64_t vb, bool pairs) {
-    const std::uint64_t slots = d * (2 * chunk + 2 * chunk / 32);  // one word of padding per 32 (multiway.cuh)
+    // A ring of 2C for every child 2..2d-1 and the root's stage of C, one word
+    // of padding per 32 (multiway.cuh's heap_layout).
+    const std::uint64_t slots = (2 * d - 2) * (2 * chunk + 2 * chunk / 32) + chunk + chunk / 32;
     std::uint64_t at = align16(slots * kb);
-    if (pairs) at += align16(slots * vb) + align16(slots);
+    if (pairs) at += align16(slots * vb);
     at += 2 * align16(16 * d);           // pos, end
     at += align16(2 * d * kb);           // last
     at += 3 * align16(8 * d);            // count, head, dry
-    return at + 16;                      // misc
+    return at + 32;                      // misc
 }
 
 std::uint64_t tile_bytes(std::uint64_t tile, std::uint64_t kb, std::uint64_t vb, bool pairs) {
@@ -147,8 +149,8 @@ double block_sort_lanes_per_element(const sort_shape& s) {
 
 double merge_lanes_per_key(const machine& m, const merge_pass& ps, const sort_shape& s) {
     const double levels = double(std::bit_width(ps.d) - 1), c = double(s.chunk);
-    const double search = 2.0 * double(merge_threads(m, s.warps)) * (std::log2(2 * c) + 1) / c;
-    return s.pairs ? 9.0 + levels * (2 * search + 8.7) : 4.5 + levels * (search + 4.7);
+    const double search = 2.0 * double(merge_threads(m, s.warps)) * (std::log2(c) + 1) / c;
+    return s.pairs ? 9.0 + levels * (2 * search + 2.0) : 4.5 + levels * (search + 3.4);
 }
 
 double merge_sort_lanes(const machine& m, const plan& pl, const sort_shape& s) {

@@ -51,6 +51,9 @@ TEST_P(PaperScale, CountsAtTheLargestNDoNotWrap) {
         EXPECT_LT(v, std::uint64_t(1) << 53) << key << " n=" << n << " " << name;
         const auto s = small.find(c);
         if (s == small.end() || c == model::counter::shared_words_max) continue;
+        // A merge sort's plan may split one pass fewer at 2n (where the last pass merges d runs, not fewer), so
+        // its launches (a split pass adds two) need not grow.
+        if (key.starts_with("sort/") && c == model::counter::launches) continue;
         EXPECT_GE(v, s->second) << key << " " << name << " shrank from n=" << half << " to n=" << n;
         EXPECT_LE(v, 64 * s->second + 64) << key << " " << name << " grew more than 2^6 times from n=" << half;
     }

@@ -78,7 +78,7 @@ TEST(SortCorrect, MultiwayEveryTypeValuesAndInput) {
 TEST(SortCorrect, MultiwayShapes) {
     // d, chunk and parts over sizes that leave partial tiles, runs and groups; every device.
     for (const char* dev : devices)
-        for (const char* d : {"2", "8", "auto"})
+        for (const char* d : {"2", "4", "auto"})
             for (const char* parts : {"0", "1", "3"})
                 for (std::uint64_t n : {std::uint64_t(255), std::uint64_t(257), std::uint64_t(2049), std::uint64_t(6000)})
                     expect_sorted(dev, "sort/multiway", n,
@@ -86,12 +86,12 @@ TEST(SortCorrect, MultiwayShapes) {
                                    std::string("parts=") + parts});
     for (const char* chunk : {"32", "128", "256"})
         for (const char* dev : {"h100", "h100-b64"})
-            expect_sorted(dev, "sort/multiway", 9001, {"values=1", "tile=512", std::string("chunk=") + chunk, "d=4"});
+            expect_sorted(dev, "sort/multiway", 9001, {"values=1", "tile=512", std::string("chunk=") + chunk, "d=8"});
     // Several warps per heap (a move's outputs shared by more lanes; a leaf's read by more warps).
     for (const char* warps : {"2", "8"})
         for (const char* dev : {"h100", "geforce-gtx280"})
             expect_sorted(dev, "sort/multiway", 7001,
-                          {"type=float", "values=1", "tile=256", "chunk=64", "d=8", std::string("warps=") + warps});
+                          {"type=float", "values=1", "tile=256", "chunk=64", "d=4", std::string("warps=") + warps});
     // Every tile size of block_sort (1 to 16 elements per thread), keys and pairs.
     for (const char* tile : {"256", "512", "1024", "2048", "4096"})
         for (const char* values : {"0", "1"})
@@ -192,16 +192,17 @@ TEST(SortPlan, DFromMAndPhases) {
     const auto& a = sim::find_algorithm("sort/multiway");
     const auto h100 = device("h100").agpu;
     namespace plan = model::sort_plan;
-    // 2^28 u32 keys on the H100, the defaults (tile 1024, chunk 128): d = 8, the largest whose heap fits in
-    // M/16 (16 heaps, one warp each, share an MP): 2^18 tiles take 6 passes; the first with groups >= 4x the
-    // heaps the MPs hold at once (no splits), the last one group split into that many ranges.
+    // 2^28 u32 keys on the H100, the defaults (tile 1024, chunk 128): d = 4, the largest whose heap (a ring of
+    // 2C per child) fits in M/16 (16 heaps, one warp each, share an MP): 2^18 tiles take 9 passes; the first
+    // with groups >= 4x the heaps the MPs hold at once (no splits), the last one group split into that many
+    // ranges.
     const auto pl =
         plan::make_plan(h100, std::uint64_t(1) << 28, plan::shape_of("sort/multiway", model::parse_params(a.spec, {})));
-    ASSERT_EQ(pl.passes.size(), 6u);
+    ASSERT_EQ(pl.passes.size(), 9u);
     const auto& first = pl.passes[0];
-    EXPECT_EQ(first.d, 8u);
+    EXPECT_EQ(first.d, 4u);
     EXPECT_LE(first.heap_bytes * plan::heaps_per_mp, h100.shared_bytes());
-    EXPECT_GT(plan::heap_bytes(16, 128, 4, 4, false) * plan::heaps_per_mp, h100.shared_bytes());
+    EXPECT_GT(plan::heap_bytes(8, 128, 4, 4, false) * plan::heaps_per_mp, h100.shared_bytes());
     EXPECT_EQ(first.resident, h100.k() * (h100.shared_bytes() / first.heap_bytes));
     EXPECT_EQ(first.parts, 1u);
     EXPECT_GE(first.groups, plan::waves * first.resident);

@@ -25,7 +25,8 @@ inline std::uint64_t merge_threads(const machine& m, std::uint64_t warps) { retu
 // Heaps an MP should hold at once (one warp each) so that their latency chains
 // (dependent shared loads, a leaf's global read) overlap: d = auto takes the
 // largest d whose heap fits in M/heaps_per_mp, i.e. the AGPU heap condition
-// 2C(d - 1) <= M read with M/heaps_per_mp words per heap.
+// 2C(d - 1) <= M read with M/heaps_per_mp words per heap and 4C words per
+// node (a ring of 2C per child: multiway.cuh).
 inline constexpr std::uint64_t heaps_per_mp = 16;
 // At most this many blocks and threads are resident on an SM (sm_90; 32
 // blocks since sm_50): caps the heaps an MP holds whatever their size.
@@ -78,14 +79,15 @@ plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s);
 // element of block_sort (a load and a store of each element, then per round
 // a store, a merge-path search of about log2(width) steps per thread and a
 // load per output: a line in 1/E and log2(E)/E, E = tile/threads) and per key
-// of a merge pass (per heap level a move's co-rank search, 2·log2(2C) loads
-// by each of the merge block's threads per C keys, and its merge and stores,
-// about 4.7 per key; the leaf's read and the root's write). Fitted to exact
-// runs on the H100 preset (u32 keys, 2^17 and 2^18 elements): block_sort 82,
-// 43 and 29 per element at tile 256, 1024 and 4096 (pairs 69 and 52 at 1024
-// and 4096); merges 13.7, 22.9, 31.9, 41.0 and 57.5 per key at d = 2, 4, 8,
-// 16 and 64 (chunk 128), 58.1 and 31.4 at d = 16 and chunk 64 and 256, 60.8
-// at warps=2, 80.1 for pairs at d = 16; the formulas are within 6% of each.
+// of a merge pass (per heap level a move's co-rank search, 2·(log2(C) + 1)
+// loads by each of the merge block's threads per C keys, and its merge and
+// stores, about 3.4 per key, 2.0 more for pairs beside a doubled search; the
+// leaf's read and the root's write). Fitted to exact runs on the H100 preset
+// (u32 keys, 2^17 and 2^18 elements): block_sort 82, 43 and 29 per element at
+// tile 256, 1024 and 4096 (pairs 69 and 52 at 1024 and 4096); the merges of
+// the ring heaps (multiway.cuh) 20.4 per key and pass at d = 4 and chunk 128,
+// 14.6 at chunk 256, 76.1 per key in all at d = 8 (three passes), 29.0 per
+// pass for pairs at d = 4; the formulas are within 8% of each.
 double block_sort_lanes_per_element(const sort_shape& s);
 double merge_lanes_per_key(const machine& m, const merge_pass& ps, const sort_shape& s);
 // Their sum over a merge sort's plan (sort/multiway, sort/pairwise).
