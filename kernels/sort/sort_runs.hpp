@@ -45,11 +45,11 @@ inline std::vector<model::param_spec> common_params(bool values) {
 
 inline std::vector<model::param_spec> merge_params(bool with_d) {
     auto p = common_params(true);
-    p.push_back({"chunk", "C: elements per heap move (a leaf's coalesced read, the root's write); one warp merges 2C",
+    p.push_back({"chunk", "C: elements per heap move (a leaf's coalesced read, the root's write, one merge of a node's two runs)",
                  "128", {"32", "64", "128", "256"}, 0, 0});
     if (with_d)
-        p.push_back({"d", "runs merged at once (a power of two; auto: the largest whose heap of 2·chunk·d elements fits "
-                          "in M/16, so that an MP holds 16 heaps at once; at most 256)",
+        p.push_back({"d", "runs merged at once (a power of two; auto: the largest whose heap, a ring of 2·chunk elements "
+                          "per child, fits in M/16, so that an MP holds 16 heaps at once; at most 256)",
                      "auto", {"auto", "2", "4", "8", "16", "32", "64", "128", "256"}, 0, 0});
     p.push_back({"warps", "warps per heap (a merge block of warps·32 threads on the GPU): more warps share a move's "
                           "search and merge, so its chain of dependent shared loads is shorter",
@@ -62,8 +62,9 @@ inline std::vector<model::param_spec> merge_params(bool with_d) {
 
 inline algo_spec multiway_spec() {
     return {"sort/multiway",
-            "I/O-optimal multiway merge sort: tiles sorted on chip, then d-way merges by a heap of 2C-element buffers "
-            "in shared memory (one MP per group, or per pivot range when groups are few)",
+            "I/O-optimal multiway merge sort: tiles sorted on chip, then d-way merges by a heap whose nodes buffer 2C "
+            "elements in shared memory as their children's runs (one MP per group, or per pivot range when groups are "
+            "few)",
             "elements", 1 << 20, 0, max_elements, merge_params(true)};
 }
 

@@ -415,7 +415,7 @@ namespace {
 
 AGPU_REGISTER_CLOSED_FORM({"sort/multiway",
                            "block_sort of ceil(n/tile) tiles, then ceil(log_d(n/tile)) merge passes (d the largest "
-                           "power of two with a heap of 2·chunk·d elements in M/16: one heap per warp, 16 per MP): per "
+                           "power of two with a heap of 4·chunk·(d - 1) elements in M/16: one heap per warp, 16 per MP): per "
                            "pass one launch of groups·P heaps (P = 1 while groups >= 4x the heaps the MPs hold at "
                            "once) and, when P > 1, select_pivots and split_search; each pass reads and writes every "
                            "element once in chunk-element coalesced moves: I/O about (1 + ceil(log_d(n/tile)))·"
