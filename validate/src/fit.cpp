@@ -414,7 +414,7 @@ fit_report fit_datasets(const sample_set& data, const std::vector<std::string>& 
 json quality_json(const fit_report& r) {
     json per_algo = json::object();
     for (const auto& [a, s] : r.in_sample.per_algo) per_algo[a] = stats_json(s);
-    json q = {{"weighting", "relative error (rows divided by the measured time)"},
+    json q = {{"weighting", "absolute relative error (rows divided by the measured time, reweighted: IRLS)"},
               {"samples", r.data.samples.size()},
               {"in_sample", stats_json(r.in_sample.overall)},
               {"in_sample_per_algorithm", per_algo}};

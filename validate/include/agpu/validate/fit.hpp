@@ -12,12 +12,13 @@
 // fit is judged by) under non-negativity: Lawson-Hanson NNLS on rows divided
 // by the measured time (so a 10 µs launch counts as much as a 100 ms run),
 // reweighted (IRLS) until the weighted squares are the absolute errors.
-// Squared errors (the fit of sessions 5 to 7) let the few runs whose launch
-// overhead differs from the rest's by 30-60% between measurement sessions
+// Squared errors (the fit until session 7) let the few runs whose launches
+// took 30-60% longer in their measurement session than in another
 // (stats/pairwise, the Hillis-Steele scans, the small APSP runs: host-side
-// launch latency, not the GPU's) pull every constant towards them, and gave
-// NNLS's atomic constant to whichever fold kept the rank builds and lost the
-// micro atomics. Errors are |predicted - measured| / measured.
+// launch latency, not the GPU's) pull every constant towards them, and in
+// the folds that held out micro/atomics set the atomic constant from the
+// rank builds' and scans' look-back atomics to a third of its value
+// (model/README.md). Errors are |predicted - measured| / measured.
 #pragma once
 
 #include <cstdint>
