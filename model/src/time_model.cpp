@@ -18,11 +18,12 @@ using json = nlohmann::json;
 
 constexpr double sector_bytes = 32;
 // DRAM's access granularity on the HBM parts (H100, H200, A100, V100): a
-// 32-byte sector that misses the L2 moves 64 bytes across the interface. On
-// the H100, micro/global-stride at stride 33 (one sector per lane, each in a
-// 128-byte block of its own) reads 2.0x its sectors' bytes from DRAM
-// (dram_read_bytes in validate/data/h100/micro), stride 8 (the same sectors,
-// four to a block) 1.0x.
+// 32-byte sector that a load misses in the L2 moves 64 bytes across the
+// interface. On the H100, micro/global-stride loads at stride 33 (one sector
+// per lane, each in a 128-byte block of its own) read 2.0x their sectors'
+// bytes from DRAM (dram_read_bytes in validate/data/h100/micro), at stride 8
+// (the same sectors, four to a block) 1.0x. Stores are written back by the
+// sector: stride-8 stores wrote 1.04x their sectors' bytes.
 constexpr double dram_atom_bytes = 64;
 
 std::string text_field(const json& j, const char* key, const std::string& where) {
@@ -46,12 +47,14 @@ double dram_sectors(const counts& c, const device& d, std::uint64_t footprint_by
     const double sectors = double(c[counter::global_sectors] + c[counter::global_atomic_sectors]);
     const bool resident = footprint_bytes > 0 && footprint_bytes <= d.hw.l2_bytes;
     if (resident) return std::min(sectors, std::ceil(double(footprint_bytes) / sector_bytes));
-    // Streamed: at least one DRAM atom per global block an instruction
+    // Streamed: a load moves at least one DRAM atom per global block it
     // touches (a block is at least an atom on every preset but the smallest
-    // machines, where the min keeps it a lower bound), so a run whose
-    // requests touch one sector per block moves twice its sectors.
+    // machines, where the min keeps it a lower bound), so loads that touch
+    // one sector per block move twice their sectors; stores and atomics
+    // their sectors.
     const double atom_sectors = std::min(double(d.agpu.block_bytes()), dram_atom_bytes) / sector_bytes;
-    return std::max(sectors, double(c[counter::io_blocks]) * atom_sectors);
+    const double load_atoms = double(c[counter::global_load_blocks]) * atom_sectors;
+    return sectors + std::max(0.0, load_atoms - double(c[counter::global_load_sectors]));
 }
 
 time_vector time_features(const counts& c, const device& d, std::uint64_t footprint_bytes) {

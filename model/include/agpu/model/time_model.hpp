@@ -36,14 +36,16 @@
 // of what it wrote) and every other sector is an L2 hit: DRAM sectors =
 // min(sectors, footprint / 32 B). A larger working set is streamed: every
 // sector is DRAM traffic (re-reads of a working set above the L2 mostly miss
-// under LRU), and DRAM moves whole 64-byte atoms: a streamed run's DRAM
-// sectors are max(sectors, 2 * io_blocks), at least one atom per global
-// block an instruction touches (io_blocks, blocks of b words; on the H100
-// micro/global-stride at stride 33, one sector per 128-byte block, reads 2.0x
-// its sectors' bytes from DRAM by the hardware's own counter, and stride 8,
-// the same sectors four to a block, 1.0x). It was 50% fast at stride 33 and
-// is 24-26% fast now (what remains, perhaps DRAM row misses of scattered
-// atoms, is in no count); model/README.md has what it did to each error. The
+// under LRU), and loads move whole 64-byte DRAM atoms: a streamed run's
+// DRAM sectors are sectors + max(0, 2 * load blocks - load sectors), at
+// least one atom per global block a load touches (blocks of b words; on the
+// H100 micro/global-stride loads at stride 33, one sector per 128-byte
+// block, read 2.0x their sectors' bytes from DRAM by the hardware's own
+// counter, at stride 8, the same sectors four to a block, 1.0x; stores are
+// written back by the sector, 1.04x for stride-8 stores). Stride 33 was 50%
+// fast and is 22-25% fast now (what remains, perhaps DRAM row misses of
+// scattered atoms, is in no count); model/README.md has what it did to each
+// error. The
 // sectors served by the L2 alone cost c_l2 SM clocks per
 // sector per SM (L2 bandwidth grows with the SMs and their clock). Without
 // it c_dram came out at 0.91, i.e. 110% of the DRAM peak, because runs such
@@ -140,8 +142,8 @@ inline constexpr std::array<time_term_info, time_term_count> time_term_table{{
     {time_term::launch, "launch", "launch overheads per launch (1: the device's launch_overhead_us)",
      "launches * hardware.launch_overhead_us", time_bound::none},
     {time_term::dram, "dram", "peak bandwidth / achieved (1: every byte at peak)",
-     "DRAM sectors * 32 B / hardware.mem_bandwidth_gbs; DRAM sectors = max(global + atomic sectors, 2 * io_blocks), "
-     "or at most footprint / 32 B when the footprint fits in hardware.l2_bytes",
+     "DRAM sectors * 32 B / hardware.mem_bandwidth_gbs; DRAM sectors = global + atomic sectors + max(0, 2 * global load "
+     "blocks - global load sectors), or at most footprint / 32 B when the footprint fits in hardware.l2_bytes",
      time_bound::memory},
     {time_term::l2, "l2", "SM clocks per sector per SM served by the L2 alone",
      "(global + atomic sectors - DRAM sectors) / (sm_count * hardware.sm_clock_mhz)", time_bound::memory},
