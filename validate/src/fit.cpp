@@ -208,10 +208,6 @@ double bound_sum(const model::time_vector& features, const model::time_vector& c
     return s;
 }
 
-}  // namespace
-
-namespace {
-
 enum class loss : std::uint8_t { squares, absolute };
 
 // One search of the bounds' charges (fit_constants) under `l`: NNLS (squares)
