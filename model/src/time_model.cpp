@@ -17,6 +17,14 @@ namespace {
 using json = nlohmann::json;
 
 constexpr double sector_bytes = 32;
+// DRAM's access granularity on the HBM parts (H100, H200, A100, V100): a
+// 32-byte sector that a load misses in the L2 moves 64 bytes across the
+// interface. On the H100, micro/global-stride loads at stride 33 (one sector
+// per lane, each in a 128-byte block of its own) read 2.0x their sectors'
+// bytes from DRAM (dram_read_bytes in validate/data/h100/micro), at stride 8
+// (the same sectors, four to a block) 1.0x. Stores are written back by the
+// sector: stride-8 stores wrote 1.04x their sectors' bytes.
+constexpr double dram_atom_bytes = 64;
 
 std::string text_field(const json& j, const char* key, const std::string& where) {
     if (!j.contains(key)) throw input_error(where + ": field " + key, "is required");
@@ -38,7 +46,15 @@ std::string_view name(time_bound b) {
 double dram_sectors(const counts& c, const device& d, std::uint64_t footprint_bytes) {
     const double sectors = double(c[counter::global_sectors] + c[counter::global_atomic_sectors]);
     const bool resident = footprint_bytes > 0 && footprint_bytes <= d.hw.l2_bytes;
-    return resident ? std::min(sectors, std::ceil(double(footprint_bytes) / sector_bytes)) : sectors;
+    if (resident) return std::min(sectors, std::ceil(double(footprint_bytes) / sector_bytes));
+    // Streamed: a load moves at least one DRAM atom per global block it
+    // touches (a block is at least an atom on every preset but the smallest
+    // machines, where the min keeps it a lower bound), so loads that touch
+    // one sector per block move twice their sectors; stores and atomics
+    // their sectors.
+    const double atom_sectors = std::min(double(d.agpu.block_bytes()), dram_atom_bytes) / sector_bytes;
+    const double load_atoms = double(c[counter::global_load_blocks]) * atom_sectors;
+    return sectors + std::max(0.0, load_atoms - double(c[counter::global_load_sectors]));
 }
 
 time_vector time_features(const counts& c, const device& d, std::uint64_t footprint_bytes) {
@@ -50,7 +66,7 @@ time_vector time_features(const counts& c, const device& d, std::uint64_t footpr
     time_vector f{};
     f[std::size_t(time_term::launch)] = double(c[counter::launches]) * d.hw.launch_overhead_us * 1e-6;
     f[std::size_t(time_term::dram)] = dram * sector_bytes / (d.hw.mem_bandwidth_gbs * 1e9);
-    f[std::size_t(time_term::l2)] = (sectors - dram) / sm_clocks_hz;
+    f[std::size_t(time_term::l2)] = std::max(0.0, sectors - dram) / sm_clocks_hz;  // streamed atoms: none
     f[std::size_t(time_term::step)] = steps / clock_hz;
     f[std::size_t(time_term::shared)] = double(c[counter::shared_wavefronts]) / sm_clocks_hz;
     const double launches = double(std::max<std::uint64_t>(c[counter::launches], 1));

@@ -70,6 +70,44 @@ TEST(TimeModel, WorkingSetsInTheL2AreServedByIt) {
     EXPECT_DOUBLE_EQ(dram_sectors(c, h200, h100.hw.l2_bytes + 32), 1638401);
 }
 
+// A streamed run's loads move at least one 64-byte DRAM atom per global
+// block they touch: one sector per block (global-stride 33) moves twice its
+// sectors, four per block (stride 8) its sectors. Stores move their sectors
+// whatever their blocks. A resident working set keeps its footprint rule.
+TEST(TimeModel, StreamedLoadsMoveWholeDramAtoms) {
+    const auto& h100 = resolve_device("h100");
+    counts c;
+    c[counter::launches] = 1;
+    c[counter::threads] = 1 << 20;
+    c[counter::global_load_sectors] = 1 << 20;
+    c[counter::global_load_blocks] = 1 << 20;  // every sector in a block of its own
+    c[counter::global_store_sectors] = 1 << 17;
+    c[counter::global_store_blocks] = 1 << 15;
+    c[counter::global_sectors] = (1 << 20) + (1 << 17);
+    c[counter::io_blocks] = (1 << 20) + (1 << 15);
+    const std::uint64_t streamed = 4 * h100.hw.l2_bytes;
+    EXPECT_DOUBLE_EQ(dram_sectors(c, h100, streamed), 2.0 * (1 << 20) + (1 << 17));
+    EXPECT_EQ(time_features(c, h100, streamed)[std::size_t(time_term::l2)], 0);  // no L2-only sectors, not fewer than none
+    c[counter::global_load_blocks] = 1 << 18;  // four sectors to a 128-byte block
+    EXPECT_DOUBLE_EQ(dram_sectors(c, h100, streamed), (1 << 20) + (1 << 17));
+    c[counter::global_load_sectors] = 0;  // scattered stores: their sectors only
+    c[counter::global_load_blocks] = 0;
+    c[counter::global_store_sectors] = 1 << 20;
+    c[counter::global_store_blocks] = 1 << 20;
+    c[counter::global_sectors] = 1 << 20;
+    EXPECT_DOUBLE_EQ(dram_sectors(c, h100, streamed), 1 << 20);
+    EXPECT_DOUBLE_EQ(dram_sectors(c, h100, 3200000), 100000);  // resident: the footprint once
+    // A machine whose global block is smaller than an atom (b = 4 words of
+    // 32 bits: 16 bytes) counts half an atom per block, never more than its sectors' worth.
+    device tiny = h100;
+    tiny.agpu.b = 4;
+    tiny.agpu.p = 4 * 132;
+    c[counter::global_load_sectors] = 1 << 20;
+    c[counter::global_load_blocks] = 1 << 20;
+    c[counter::global_sectors] = (1 << 20) + (1 << 20);
+    EXPECT_DOUBLE_EQ(dram_sectors(c, tiny, streamed), 2.0 * (1 << 20));
+}
+
 TEST(TimeModel, BoundsSumTheirTermsAndTheLargestCounts) {
     time_vector f{}, c{};
     f.fill(1);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <ctime>
 #include <limits>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -132,11 +133,11 @@ sample_set load_samples(const std::vector<std::filesystem::path>& dirs, double m
 
 namespace {
 
-// NNLS on the rows, relative-error weighted, with the terms of the bounds
-// that `charged` says do not apply to a row zeroed (all apply when `charged`
-// is empty).
+// NNLS on the rows, relative-error weighted and each row also multiplied by
+// `weight` (IRLS, below), with the terms of the bounds that `charged` says do
+// not apply to a row zeroed (all apply when `charged` is empty).
 model::time_vector nnls_rows(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows,
-                             const std::vector<model::time_bound>& charged) {
+                             const std::vector<model::time_bound>& charged, const std::vector<double>& weight) {
     const auto terms = Eigen::Index(model::time_term_count);
     Eigen::MatrixXd A(Eigen::Index(rows.size()), terms);
     Eigen::VectorXd b(Eigen::Index(rows.size()));
@@ -145,9 +146,9 @@ model::time_vector nnls_rows(const std::vector<fit_sample>& samples, const std::
         AGPU_CHECK(s.measured_s > 0, "sample " + s.run_id + " has no positive time");
         for (const auto& t : model::time_term_table) {
             const bool off = t.bound != model::time_bound::none && !charged.empty() && charged[r] != t.bound;
-            A(Eigen::Index(r), Eigen::Index(t.id)) = off ? 0 : s.features[std::size_t(t.id)] / s.measured_s;
+            A(Eigen::Index(r), Eigen::Index(t.id)) = off ? 0 : weight[r] * s.features[std::size_t(t.id)] / s.measured_s;
         }
-        b[Eigen::Index(r)] = 1;
+        b[Eigen::Index(r)] = weight[r];
     }
     // Columns scaled to unit norm so that the terms' very different sizes do
     // not decide NNLS's tolerance; scaled back after.
@@ -162,6 +163,44 @@ model::time_vector nnls_rows(const std::vector<fit_sample>& samples, const std::
     return c;
 }
 
+// The charged rows' relative error under constants c (the linear model of
+// the charge, not the max: what the weighted NNLS fits).
+double charged_relative_error(const fit_sample& s, const model::time_vector& c, const std::vector<model::time_bound>& charged,
+                              std::size_t r) {
+    double p = 0;
+    for (const auto& t : model::time_term_table) {
+        const bool off = t.bound != model::time_bound::none && !charged.empty() && charged[r] != t.bound;
+        if (!off) p += s.features[std::size_t(t.id)] * c[std::size_t(t.id)];
+    }
+    return p / s.measured_s - 1;
+}
+
+// Least absolute relative error under c >= 0 for one charge of the rows, by
+// iteratively reweighted least squares: NNLS with each row weighted by
+// 1 / sqrt(max(|its relative error|, irls_floor)) under the constants of the
+// step before, so that the weighted squares approach the sum of absolute
+// errors. Stops when the constants move less than 1e-9 relative or after
+// irls_iterations.
+constexpr int irls_iterations = 30;
+constexpr double irls_floor = 1e-3;  // a 0.1% error: below it rows weigh the same
+
+model::time_vector irls_rows(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows,
+                             const std::vector<model::time_bound>& charged) {
+    std::vector<double> weight(rows.size(), 1.0);
+    model::time_vector c = nnls_rows(samples, rows, charged, weight);
+    for (int it = 0; it < irls_iterations; ++it) {
+        for (std::size_t r = 0; r < rows.size(); ++r)
+            weight[r] = 1 / std::sqrt(std::max(std::fabs(charged_relative_error(samples[rows[r]], c, charged, r)), irls_floor));
+        const auto next = nnls_rows(samples, rows, charged, weight);
+        double moved = 0;
+        for (std::size_t t = 0; t < model::time_term_count; ++t)
+            moved = std::max(moved, std::fabs(next[t] - c[t]) / std::max(std::fabs(c[t]), 1e-300));
+        c = next;
+        if (moved < 1e-9) break;
+    }
+    return c;
+}
+
 double bound_sum(const model::time_vector& features, const model::time_vector& c, model::time_bound b) {
     double s = 0;
     for (const auto& t : model::time_term_table)
@@ -169,33 +208,28 @@ double bound_sum(const model::time_vector& features, const model::time_vector& c
     return s;
 }
 
-}  // namespace
+enum class loss : std::uint8_t { squares, absolute };
 
-model::time_vector fit_constants(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows_in) {
-    std::vector<std::size_t> rows = rows_in;
-    if (rows.empty())
-        for (std::size_t i = 0; i < samples.size(); ++i) rows.push_back(i);
-    AGPU_CHECK(!rows.empty(), "fit_constants: no samples");
-    // The roofline's max of two bounds, fitted per bound. Under constants c a
-    // run is charged the issue bound iff memory/issue (each bound's sum of
-    // constant * feature) is below 1, so for the within-bound ratios of c the
-    // consistent charges are the N + 1 splits of the runs sorted by that
-    // ratio: try every split (NNLS on the charged features), keep the
-    // constants whose max-model relative squared error is least, then
-    // recharge and refit until no run changes bound. The within-bound ratios
-    // come from the constants of the step before (at first a plain sum of
-    // every term), so the search repeats, sorted by the new constants, until
-    // it no longer lowers the error.
+// One search of the bounds' charges (fit_constants) under `l`: NNLS (squares)
+// or IRLS (absolute) per charge, the max model's sum of squared or absolute
+// relative errors to choose. `start`, when given, is the first candidate
+// and orders the first split search.
+model::time_vector search_charges(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows, loss l,
+                                  const std::optional<model::time_vector>& start) {
     using model::time_bound;
+    const std::vector<double> unit(rows.size(), 1.0);
+    auto solve = [&](const std::vector<time_bound>& charged) {
+        return l == loss::squares ? nnls_rows(samples, rows, charged, unit) : irls_rows(samples, rows, charged);
+    };
     auto error = [&](const model::time_vector& c) {
         double e = 0;
         for (auto i : rows) {
             const double r = model::predict_seconds(samples[i].features, c) / samples[i].measured_s - 1;
-            e += r * r;
+            e += l == loss::squares ? r * r : std::fabs(r);
         }
         return e;
     };
-    model::time_vector c = nnls_rows(samples, rows, {});
+    model::time_vector c = start ? *start : solve({});
     double best = error(c);
     for (int search = 0; search < 8; ++search) {
         const double before = best;
@@ -214,7 +248,7 @@ model::time_vector fit_constants(const std::vector<fit_sample>& samples, const s
         std::vector<time_bound> charged(rows.size(), time_bound::memory);
         for (std::size_t split = 0; split <= rows.size(); ++split) {
             if (split > 0) charged[by_ratio[split - 1]] = time_bound::issue;
-            const auto x = nnls_rows(samples, rows, charged);
+            const auto x = solve(charged);
             const double e = error(x);
             if (e < best) {
                 best = e;
@@ -224,7 +258,7 @@ model::time_vector fit_constants(const std::vector<fit_sample>& samples, const s
         for (int round = 0; round < 100; ++round) {
             std::vector<time_bound> now;
             for (auto i : rows) now.push_back(model::dominant_group(samples[i].features, c));
-            const auto x = nnls_rows(samples, rows, now);
+            const auto x = solve(now);
             const double e = error(x);
             if (e >= best) break;
             best = e;
@@ -233,6 +267,30 @@ model::time_vector fit_constants(const std::vector<fit_sample>& samples, const s
         if (best >= before * (1 - 1e-9)) break;
     }
     return c;
+}
+
+}  // namespace
+
+model::time_vector fit_constants(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows_in) {
+    std::vector<std::size_t> rows = rows_in;
+    if (rows.empty())
+        for (std::size_t i = 0; i < samples.size(); ++i) rows.push_back(i);
+    AGPU_CHECK(!rows.empty(), "fit_constants: no samples");
+    // The roofline's max of two bounds, fitted per bound. Under constants c a
+    // run is charged the issue bound iff memory/issue (each bound's sum of
+    // constant * feature) is below 1, so for the within-bound ratios of c the
+    // consistent charges are the N + 1 splits of the runs sorted by that
+    // ratio: try every split (a fit of the charged features), keep the
+    // constants whose max-model error is least, then recharge and refit until
+    // no run changes bound. The within-bound ratios come from the constants
+    // of the step before (at first a plain sum of every term), so the search
+    // repeats, sorted by the new constants, until it no longer lowers the
+    // error. It runs twice: on squared relative errors (NNLS), then on
+    // absolute ones (IRLS) starting from the first one's constants, so the
+    // second starts from a good charge and keeps it when nothing is better
+    // (an exact fit stays exact).
+    const auto squares = search_charges(samples, rows, loss::squares, std::nullopt);
+    return search_charges(samples, rows, loss::absolute, squares);
 }
 
 error_stats summarise(const std::vector<double>& predicted, const std::vector<double>& measured,
@@ -352,7 +410,7 @@ fit_report fit_datasets(const sample_set& data, const std::vector<std::string>& 
 json quality_json(const fit_report& r) {
     json per_algo = json::object();
     for (const auto& [a, s] : r.in_sample.per_algo) per_algo[a] = stats_json(s);
-    json q = {{"weighting", "relative error (rows divided by the measured time)"},
+    json q = {{"weighting", "absolute relative error (rows divided by the measured time, reweighted: IRLS)"},
               {"samples", r.data.samples.size()},
               {"in_sample", stats_json(r.in_sample.overall)},
               {"in_sample_per_algorithm", per_algo}};

@@ -8,10 +8,17 @@
 // closed form where it gives every counter the time model reads, else the
 // simulator), because a prediction has model counts only.
 //
-// The constants minimise the squared relative error (each row of the least
-// squares divided by the measured time, so a 10 µs launch counts as much as a
-// 100 ms run) under non-negativity (Lawson-Hanson NNLS). Errors are
-// |predicted - measured| / measured.
+// The constants minimise the sum of absolute relative errors (the MAPE the
+// fit is judged by) under non-negativity: Lawson-Hanson NNLS on rows divided
+// by the measured time (so a 10 µs launch counts as much as a 100 ms run),
+// reweighted (IRLS) until the weighted squares are the absolute errors.
+// Squared errors (the fit until session 7) let the few runs whose launches
+// took 30-60% longer in their measurement session than in another
+// (stats/pairwise, the Hillis-Steele scans, the small APSP runs: host-side
+// launch latency, not the GPU's) pull every constant towards them, and in
+// the folds that held out micro/atomics set the atomic constant from the
+// rank builds' and scans' look-back atomics to a third of its value
+// (model/README.md). Errors are |predicted - measured| / measured.
 #pragma once
 
 #include <cstdint>
@@ -62,7 +69,8 @@ inline constexpr double default_max_simulation_s = 10;
 sample_set load_samples(const std::vector<std::filesystem::path>& dirs, double max_simulation_s = default_max_simulation_s,
                         const std::function<void(const std::string&)>& progress = {});
 
-// NNLS on the samples at `rows` (all when empty), relative-error weighted;
+// The least absolute relative error (IRLS on NNLS) on the samples at `rows`
+// (all when empty);
 // the bounds' max fitted per bound (model/time_model.hpp): each run charged
 // its dominant bound (memory or issue), refitted until no run changes bound.
 model::time_vector fit_constants(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows = {});
