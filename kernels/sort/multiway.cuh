@@ -111,7 +111,7 @@ struct heap_layout {
 // The heap's state, as spans into the dynamic shared memory.
 template <class K, class V, bool Pairs>
 struct heap_view {
-    unsigned d, chunk, ring, mask, stage;
+    unsigned d, chunk, mask, stage;
     unsigned threads, lanes_log2;  // the block's threads (a power of two) and their log2
     kl::sspan<K> keys;
     kl::sspan<V> vals;
@@ -122,7 +122,7 @@ struct heap_view {
     kl::sspan<std::uint64_t> misc;      // [0]: where the block's output starts; [1..2]: a move's hand-over
 
     AGPU_DEVICE explicit heap_view(heap_layout<K, V, Pairs> l)
-        : d(l.d), chunk(l.chunk), ring(l.ring()), mask(2 * l.chunk - 1), stage(l.stage_at()),
+        : d(l.d), chunk(l.chunk), mask(2 * l.chunk - 1), stage(l.stage_at()),
           threads(kl::block_dim().x), lanes_log2(0) {
         while ((1u << lanes_log2) < threads) ++lanes_log2;
         const std::uint64_t s = l.slots();
@@ -160,6 +160,13 @@ struct held {
 // So every lane of a warp reaches these accesses equally often, and the
 // simulator groups them into one warp-instruction per warp, as the GPU issues
 // them.
+// The element of a whole-warp move that this lane takes in the warp's pass
+// starting at j0 (the move's `count` elements lie `lead` past a b-aligned
+// position): its own, or outside the move the nearest one of the move.
+AGPU_DEVICE unsigned warp_move_element(unsigned j0, unsigned lead, unsigned count) {
+    return kl::min(kl::max(j0 + kl::lane_id(), lead), lead + count - 1) - lead;
+}
+
 template <class K, class V, bool Pairs>
 struct leaf_read {
     std::uint64_t from = 0, end = 0;
@@ -179,7 +186,7 @@ AGPU_DEVICE void leaf_load(const heap_view<K, V, Pairs>& h, kl::gspan<const K> i
     for (unsigned q = 0; q < sort_policy::max_leaf_loads; ++q) {
         const unsigned j0 = t - kl::lane_id() + q * threads;
         if (j0 >= lead + lr.count) continue;
-        const unsigned j = kl::min(kl::max(j0 + kl::lane_id(), lead), lead + lr.count - 1) - lead;
+        const unsigned j = warp_move_element(j0, lead, lr.count);
         lr.keys[q] = in_keys.load(lr.from + j);
         if constexpr (Pairs) lr.vals[q] = in_vals.load(lr.from + j);
     }
@@ -197,7 +204,7 @@ AGPU_DEVICE void leaf_move(const heap_view<K, V, Pairs>& h, const leaf_read<K, V
     for (unsigned q = 0; q < sort_policy::max_leaf_loads; ++q) {
         const unsigned j0 = t - kl::lane_id() + q * threads;
         if (j0 >= lead + lr.count) continue;
-        const unsigned j = kl::min(kl::max(j0 + kl::lane_id(), lead), lead + lr.count - 1) - lead;
+        const unsigned j = warp_move_element(j0, lead, lr.count);
         const unsigned at = h.at(c, tail, j);
         h.keys.store(at, lr.keys[q]);
         if constexpr (Pairs) h.vals.store(at, lr.vals[q]);
@@ -404,7 +411,7 @@ AGPU_KERNEL void multiway_merge(kl::gspan<const K> in_keys, kl::gspan<const V> i
         // outside the move store the nearest element's value again).
         const unsigned lead = unsigned(out % kl::warp_size());
         for (unsigned j0 = t - kl::lane_id(); j0 < lead + m; j0 += threads) {
-            const unsigned j = kl::min(kl::max(j0 + kl::lane_id(), lead), lead + m - 1) - lead;
+            const unsigned j = warp_move_element(j0, lead, m);
             const unsigned at = h.stage + padded(j);
             out_keys.store(out + j, h.keys.load(at));
             if constexpr (Pairs) out_vals.store(out + j, h.vals.load(at));
