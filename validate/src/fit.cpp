@@ -133,6 +133,13 @@ sample_set load_samples(const std::vector<std::filesystem::path>& dirs, double m
 
 namespace {
 
+// Whether term t applies to row r: a term of neither bound always, a bound's
+// term where `charged` puts the row in that bound (every term where it is
+// empty).
+bool charges(const model::time_term_info& t, const std::vector<model::time_bound>& charged, std::size_t r) {
+    return t.bound == model::time_bound::none || charged.empty() || charged[r] == t.bound;
+}
+
 // NNLS on the rows, relative-error weighted and each row also multiplied by
 // `weight` (IRLS, below), with the terms of the bounds that `charged` says do
 // not apply to a row zeroed (all apply when `charged` is empty).
@@ -145,8 +152,8 @@ model::time_vector nnls_rows(const std::vector<fit_sample>& samples, const std::
         const auto& s = samples[rows[r]];
         AGPU_CHECK(s.measured_s > 0, "sample " + s.run_id + " has no positive time");
         for (const auto& t : model::time_term_table) {
-            const bool off = t.bound != model::time_bound::none && !charged.empty() && charged[r] != t.bound;
-            A(Eigen::Index(r), Eigen::Index(t.id)) = off ? 0 : weight[r] * s.features[std::size_t(t.id)] / s.measured_s;
+            A(Eigen::Index(r), Eigen::Index(t.id)) =
+                charges(t, charged, r) ? weight[r] * s.features[std::size_t(t.id)] / s.measured_s : 0;
         }
         b[Eigen::Index(r)] = weight[r];
     }
@@ -169,8 +176,7 @@ double charged_relative_error(const fit_sample& s, const model::time_vector& c, 
                               std::size_t r) {
     double p = 0;
     for (const auto& t : model::time_term_table) {
-        const bool off = t.bound != model::time_bound::none && !charged.empty() && charged[r] != t.bound;
-        if (!off) p += s.features[std::size_t(t.id)] * c[std::size_t(t.id)];
+        if (charges(t, charged, r)) p += s.features[std::size_t(t.id)] * c[std::size_t(t.id)];
     }
     return p / s.measured_s - 1;
 }
