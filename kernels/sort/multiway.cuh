@@ -356,8 +356,13 @@ AGPU_HOST_DEVICE std::uint64_t run_start(const merge_shape& s, std::uint64_t g, 
 }
 
 // One block merges range `part` of group `group` (block = group·P + part).
+// Registers: 32-bit keys alone fit in 80 without spilling (96 unbounded), so
+// an SM's registers hold 25 heaps, not 21 (its shared memory holds 32 at
+// chunk 128; measured on the H100 at 2^26: chunk 128 9.08 -> 8.02 ms, chunk
+// 256, where shared memory holds 15, unchanged; kernels/sort/README.md);
+// pairs and 64-bit keys take what they need.
 template <class K, class V, bool Pairs>
-AGPU_KERNEL void multiway_merge(kl::gspan<const K> in_keys, kl::gspan<const V> in_vals, kl::gspan<K> out_keys,
+AGPU_KERNEL AGPU_BOUNDS(256, sizeof(K) == 4 && !Pairs ? 3 : 1) void multiway_merge(kl::gspan<const K> in_keys, kl::gspan<const V> in_vals, kl::gspan<K> out_keys,
                                 kl::gspan<V> out_vals, kl::gspan<const std::uint64_t> splits, merge_shape s) {
     const unsigned t = kl::thread_rank(), threads = kl::block_dim().x;
     const heap_view<K, V, Pairs> h(heap_layout<K, V, Pairs>{s.d, s.chunk});
