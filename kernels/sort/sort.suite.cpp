@@ -59,8 +59,8 @@ AGPU_REGISTER_SUITE({"sort",
                      sort_entries()});
 
 // The fastest shape of the sort-tune run on the H100 (2^26 u32 keys, ring
-// heaps: 6.49 ms, against 8.5-18.6 ms for the other shapes;
-// validate/data/h100/bench/sort-tune-r3).
+// heaps: 6.47 ms, against 8.0-16.2 ms for the other shapes;
+// validate/data/h100/bench/sort-tune-r4).
 std::vector<std::string> tuned() { return {"type=u32", "values=0", "chunk=256", "tile=4096", "d=4"}; }
 
 std::vector<suite_entry> bench_entries() {
