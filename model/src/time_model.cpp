@@ -44,17 +44,22 @@ std::string_view name(time_bound b) {
 }
 
 double dram_sectors(const counts& c, const device& d, std::uint64_t footprint_bytes) {
+    // Every sector once, and a load at least one DRAM atom per global block
+    // it touches (a block is at least an atom on every preset but the
+    // smallest machines, where the min keeps it a lower bound), so loads that
+    // touch one sector per block move twice their sectors; stores and
+    // atomics their sectors.
     const double sectors = double(c[counter::global_sectors] + c[counter::global_atomic_sectors]);
-    const bool resident = footprint_bytes > 0 && footprint_bytes <= d.hw.l2_bytes;
-    if (resident) return std::min(sectors, std::ceil(double(footprint_bytes) / sector_bytes));
-    // Streamed: a load moves at least one DRAM atom per global block it
-    // touches (a block is at least an atom on every preset but the smallest
-    // machines, where the min keeps it a lower bound), so loads that touch
-    // one sector per block move twice their sectors; stores and atomics
-    // their sectors.
     const double atom_sectors = std::min(double(d.agpu.block_bytes()), dram_atom_bytes) / sector_bytes;
     const double load_atoms = double(c[counter::global_load_blocks]) * atom_sectors;
-    return sectors + std::max(0.0, load_atoms - double(c[counter::global_load_sectors]));
+    const double touched = sectors + std::max(0.0, load_atoms - double(c[counter::global_load_sectors]));
+    if (footprint_bytes == 0 || d.hw.l2_bytes == 0) return touched;
+    // The L2 keeps what a launch touches while the launch runs, and what the
+    // whole run touches when its working set fits: at most the footprint
+    // crosses DRAM per launch, or once per run.
+    const bool resident = footprint_bytes <= d.hw.l2_bytes;
+    const double passes = resident ? 1.0 : double(std::max<std::uint64_t>(c[counter::launches], 1));
+    return std::min(touched, passes * std::ceil(double(footprint_bytes) / sector_bytes));
 }
 
 time_vector time_features(const counts& c, const device& d, std::uint64_t footprint_bytes) {

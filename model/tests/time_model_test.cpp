@@ -64,10 +64,35 @@ TEST(TimeModel, WorkingSetsInTheL2AreServedByIt) {
     EXPECT_DOUBLE_EQ(dram_sectors(c, resolve_device("geforce-9400gt"), fits), 1000024);
     // A working set just above the H100's L2 is streamed there and resident
     // on the H200, whose L2 is larger: the same rule on each device's figures.
+    c[counter::launches] = 4;
     c[counter::global_sectors] = 4000000;
     const auto& h200 = resolve_device("h200");
     EXPECT_DOUBLE_EQ(dram_sectors(c, h100, h100.hw.l2_bytes + 32), 4000024);
     EXPECT_DOUBLE_EQ(dram_sectors(c, h200, h100.hw.l2_bytes + 32), 1638401);
+}
+
+// A streamed working set crosses DRAM at most once per launch: what a launch
+// touches again (the same sectors by two loads of a warp, a row every block
+// reads) is served by the L2 while the launch runs. Without an L2 nothing is.
+TEST(TimeModel, StreamedLaunchesMoveAtMostTheirFootprint) {
+    const auto& h100 = resolve_device("h100");
+    counts c;
+    c[counter::launches] = 1;
+    c[counter::threads] = 1 << 20;
+    c[counter::global_load_sectors] = 3000000;
+    c[counter::global_load_blocks] = 750000;
+    c[counter::global_store_sectors] = 1000000;
+    c[counter::global_sectors] = 4000000;
+    const std::uint64_t footprint = 2 * h100.hw.l2_bytes;  // 3,276,800 sectors
+    const double sm_clocks = h100.hw.sm_count * h100.hw.sm_clock_mhz * 1e6;
+    EXPECT_DOUBLE_EQ(dram_sectors(c, h100, footprint), 3276800);
+    EXPECT_DOUBLE_EQ(time_features(c, h100, footprint)[std::size_t(time_term::l2)], (4000000 - 3276800) / sm_clocks);
+    c[counter::launches] = 2;  // two launches may stream it twice: every sector
+    EXPECT_DOUBLE_EQ(dram_sectors(c, h100, footprint), 4000000);
+    c[counter::launches] = 0;  // counts without launches: one
+    EXPECT_DOUBLE_EQ(dram_sectors(c, h100, footprint), 3276800);
+    EXPECT_DOUBLE_EQ(dram_sectors(c, h100, 0), 4000000);  // footprint unknown: no bound
+    EXPECT_DOUBLE_EQ(dram_sectors(c, resolve_device("geforce-9400gt"), footprint), 4000000);  // no L2
 }
 
 // A streamed run's loads move at least one 64-byte DRAM atom per global

@@ -37,11 +37,17 @@
 // min(sectors, footprint / 32 B). A larger working set is streamed: every
 // sector is DRAM traffic (re-reads of a working set above the L2 mostly miss
 // under LRU), and loads move whole 64-byte DRAM atoms: a streamed run's
-// DRAM sectors are sectors + max(0, 2 * load blocks - load sectors), at
-// least one atom per global block a load touches (blocks of b words; on the
-// H100 micro/global-stride loads at stride 33, one sector per 128-byte
-// block, read 2.0x their sectors' bytes from DRAM by the hardware's own
-// counter, at stride 8, the same sectors four to a block, 1.0x; stores are
+// DRAM sectors are sectors + max(0, 2 * load blocks - load sectors), but at
+// most launches * footprint / 32 B: what a launch touches again while it runs
+// is served by the L2, so a launch streams its working set once (since
+// session 9; on the H100 the interleaved rank build, two 8-byte loads per
+// lane on the same sectors, counted 1.6x its footprint from DRAM and was
+// predicted 55% high at 2^32 bits, the naive APSP at n = 8192, whose blocks
+// all read row k, 1.6x and 22% high; model/README.md has the errors). The
+// atoms count at least one atom per global block a load touches (blocks of b
+// words; on the H100 micro/global-stride loads at stride 33, one sector per
+// 128-byte block, read 2.0x their sectors' bytes from DRAM by the hardware's
+// own counter, at stride 8, the same sectors four to a block, 1.0x; stores are
 // written back by the sector, 1.04x for stride-8 stores). Stride 33 was 50%
 // fast and is 22-25% fast now (what remains, perhaps DRAM row misses of
 // scattered atoms, is in no count); model/README.md has what it did to each
@@ -143,7 +149,8 @@ inline constexpr std::array<time_term_info, time_term_count> time_term_table{{
      "launches * hardware.launch_overhead_us", time_bound::none},
     {time_term::dram, "dram", "peak bandwidth / achieved (1: every byte at peak)",
      "DRAM sectors * 32 B / hardware.mem_bandwidth_gbs; DRAM sectors = global + atomic sectors + max(0, 2 * global load "
-     "blocks - global load sectors), or at most footprint / 32 B when the footprint fits in hardware.l2_bytes",
+     "blocks - global load sectors), at most launches * footprint / 32 B, or at most footprint / 32 B when the footprint fits "
+     "in hardware.l2_bytes",
      time_bound::memory},
     {time_term::l2, "l2", "SM clocks per sector per SM served by the L2 alone",
      "(global + atomic sectors - DRAM sectors) / (sm_count * hardware.sm_clock_mhz)", time_bound::memory},
@@ -166,7 +173,9 @@ using time_vector = std::array<double, time_term_count>;
 // occupy `footprint_bytes` of device memory (0: unknown, priced as a working
 // set larger than the L2).
 time_vector time_features(const counts& c, const device& d, std::uint64_t footprint_bytes);
-// The sectors of `c` that cross the DRAM interface (the dram term's count).
+// The sectors of `c` that cross the DRAM interface (the dram term's count):
+// at most the footprint per launch (per run when it fits in the L2), none
+// bounded where the footprint is unknown (0) or the device has no L2.
 double dram_sectors(const counts& c, const device& d, std::uint64_t footprint_bytes);
 
 // The additive terms' constant * feature plus the largest bound's sum.
