@@ -18,16 +18,25 @@ std::string error_of(const std::function<void()>& f) {
     return "no error";
 }
 
+// The counts of `launches` launches of `threads` threads in all.
+counts launched(std::uint64_t launches, std::uint64_t threads) {
+    counts c;
+    c[counter::launches] = launches;
+    c[counter::threads] = threads;
+    return c;
+}
+
+// A device's SM clocks per second, all SMs together.
+double sm_clocks_hz(const device& d) { return d.hw.sm_count * d.hw.sm_clock_mhz * 1e6; }
+
 TEST(TimeModel, FeaturesUseTheDevicesFigures) {
     const auto& h100 = resolve_device("h100");
-    counts c;
-    c[counter::launches] = 2;
-    c[counter::threads] = 2 * 1024;
+    counts c = launched(2, 2 * 1024);
     c[counter::time_steps] = 1980;
     c[counter::global_sectors] = 1000;
     c[counter::shared_wavefronts] = 132 * 10;
     const auto f = time_features(c, h100, 0);
-    const double sm_clocks = h100.hw.sm_count * h100.hw.sm_clock_mhz * 1e6;
+    const double sm_clocks = sm_clocks_hz(h100);
     EXPECT_DOUBLE_EQ(f[std::size_t(time_term::launch)], 2 * h100.hw.launch_overhead_us * 1e-6);
     EXPECT_DOUBLE_EQ(f[std::size_t(time_term::dram)], 32000 / (h100.hw.mem_bandwidth_gbs * 1e9));
     EXPECT_EQ(f[std::size_t(time_term::l2)], 0);  // footprint unknown: streamed, every sector from DRAM
@@ -44,12 +53,10 @@ TEST(TimeModel, FeaturesUseTheDevicesFigures) {
 // the L2's. One above the L2 is streamed from DRAM whatever it re-reads.
 TEST(TimeModel, WorkingSetsInTheL2AreServedByIt) {
     const auto& h100 = resolve_device("h100");
-    counts c;
-    c[counter::launches] = 1;
-    c[counter::threads] = 1 << 20;
+    counts c = launched(1, 1 << 20);
     c[counter::global_sectors] = 1000000;
     c[counter::global_atomic_sectors] = 24;
-    const double sm_clocks = h100.hw.sm_count * h100.hw.sm_clock_mhz * 1e6;
+    const double sm_clocks = sm_clocks_hz(h100);
     const std::uint64_t fits = 3200000;  // 100,000 sectors, far below the 50 MB L2
     EXPECT_DOUBLE_EQ(dram_sectors(c, h100, fits), 100000);
     auto f = time_features(c, h100, fits);
@@ -76,15 +83,13 @@ TEST(TimeModel, WorkingSetsInTheL2AreServedByIt) {
 // reads) is served by the L2 while the launch runs. Without an L2 nothing is.
 TEST(TimeModel, StreamedLaunchesMoveAtMostTheirFootprint) {
     const auto& h100 = resolve_device("h100");
-    counts c;
-    c[counter::launches] = 1;
-    c[counter::threads] = 1 << 20;
+    counts c = launched(1, 1 << 20);
     c[counter::global_load_sectors] = 3000000;
     c[counter::global_load_blocks] = 750000;
     c[counter::global_store_sectors] = 1000000;
     c[counter::global_sectors] = 4000000;
     const std::uint64_t footprint = 2 * h100.hw.l2_bytes;  // 3,276,800 sectors
-    const double sm_clocks = h100.hw.sm_count * h100.hw.sm_clock_mhz * 1e6;
+    const double sm_clocks = sm_clocks_hz(h100);
     EXPECT_DOUBLE_EQ(dram_sectors(c, h100, footprint), 3276800);
     EXPECT_DOUBLE_EQ(time_features(c, h100, footprint)[std::size_t(time_term::l2)], (4000000 - 3276800) / sm_clocks);
     c[counter::launches] = 2;  // two launches may stream it twice: every sector
@@ -101,9 +106,7 @@ TEST(TimeModel, StreamedLaunchesMoveAtMostTheirFootprint) {
 // whatever their blocks. A resident working set keeps its footprint rule.
 TEST(TimeModel, StreamedLoadsMoveWholeDramAtoms) {
     const auto& h100 = resolve_device("h100");
-    counts c;
-    c[counter::launches] = 1;
-    c[counter::threads] = 1 << 20;
+    counts c = launched(1, 1 << 20);
     c[counter::global_load_sectors] = 1 << 20;
     c[counter::global_load_blocks] = 1 << 20;  // every sector in a block of its own
     c[counter::global_store_sectors] = 1 << 17;
@@ -147,9 +150,7 @@ TEST(TimeModel, BoundsSumTheirTermsAndTheLargestCounts) {
 }
 
 TEST(TimeModel, MoreBandwidthNeverSlower) {
-    counts c;
-    c[counter::launches] = 1;
-    c[counter::threads] = 1 << 20;
+    counts c = launched(1, 1 << 20);
     c[counter::time_steps] = 5000;
     c[counter::global_sectors] = 1 << 20;
     const auto& fit = default_fit();
