@@ -109,8 +109,9 @@
 // simulated with their launches it moves predictions by 0-5%), blocks of one
 // launch waiting for another's flag (apsp/dpx lookahead=2 in one partial
 // wave: the simulator and the closed forms place blocks as if none waited),
-// and launch overhead that varies between measurement sessions (host-side
-// launch latency).
+// and launch overhead that varies between measurement sessions (on the GPU's
+// side: it stays with the host's submission taken out of the timing,
+// validate/data/h100/bench/timing-session9-hold).
 //
 // The fitted constants are a file (schema agpu.fit/2) with the provenance of
 // the fit; the committed H100 fit is compiled in (default_fit()).

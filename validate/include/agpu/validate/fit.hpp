@@ -14,11 +14,11 @@
 // reweighted (IRLS) until the weighted squares are the absolute errors.
 // Squared errors (the fit until session 7) let the few runs whose launches
 // took 30-60% longer in their measurement session than in another
-// (stats/pairwise, the Hillis-Steele scans, the small APSP runs: host-side
-// launch latency, not the GPU's) pull every constant towards them, and in
-// the folds that held out micro/atomics set the atomic constant from the
-// rank builds' and scans' look-back atomics to a third of its value
-// (model/README.md). Errors are |predicted - measured| / measured.
+// (stats/pairwise, the Hillis-Steele scans, the small APSP runs: a small
+// launch's cost varies between sessions on the same GPU) pull every constant
+// towards them, and in the folds that held out micro/atomics set the atomic
+// constant from the rank builds' and scans' look-back atomics to a third of
+// its value (model/README.md). Errors are |predicted - measured| / measured.
 #pragma once
 
 #include <cstdint>
