@@ -39,17 +39,26 @@ AGPU_KERNEL void global_stride_store(kl::gspan<std::uint32_t> out, std::uint32_t
 
 // micro/shared-stride: `repeat` times, lane l reads word ((l + r) * stride)
 // mod (b * stride) of a shared array of b * stride words (filled first,
-// conflict-free): every read has the bank pattern of stride s.
+// conflict-free): every read has the bank pattern of stride s. The word
+// steps by `stride` and wraps by one compare and subtract: a modulo by the
+// run-time size is a software division on the GPU (about ten instructions
+// the counters do not see; with it, repeat=32 at stride 1 ran 2.4x the
+// model's time on the H100, session 10), and the micro-kernel is meant to
+// show the shared pipeline, not the division.
 AGPU_KERNEL void shared_stride(kl::gspan<std::uint32_t> out, std::uint32_t stride, std::uint32_t repeat,
                                std::uint64_t n) {
     const auto tile = kl::dynamic_shared<std::uint32_t>();
-    const unsigned t = kl::thread_rank(), nt = kl::block_dim().x;
-    for (unsigned j = t; j < tile.size(); j += nt) tile.store(j, j * 3u + 1u);
+    const unsigned t = kl::thread_rank(), nt = kl::block_dim().x, size = unsigned(tile.size());
+    for (unsigned j = t; j < size; j += nt) tile.store(j, j * 3u + 1u);
     kl::sync_threads();
     const std::uint64_t i = global_index();
     if (i < n) {
-        std::uint32_t acc = 0;
-        for (std::uint32_t r = 0; r < repeat; ++r) acc += tile.load(((kl::lane_id() + r) * stride) % tile.size());
+        std::uint32_t acc = 0, word = kl::lane_id() * stride;  // < size: lane_id < b
+        for (std::uint32_t r = 0; r < repeat; ++r) {
+            acc += tile.load(word);
+            word += stride;
+            if (word >= size) word -= size;
+        }
         out.store(i, acc);
     }
 }
@@ -78,6 +87,19 @@ AGPU_KERNEL void divergent(kl::gspan<std::uint32_t> out, std::uint32_t ways, std
         if (kl::lane_id() % ways == w && i < n) out.store(i, w);
         kl::sync_warp();
     }
+}
+
+// micro/chase: one thread follows a chain of n dependent loads, the address
+// of each read from the one before (next[j] = j + stride, the last pointing
+// at itself), then stores where it ended. The classic latency probe (a
+// pointer chase): nothing overlaps a load with the next, so a step costs the
+// latency of the level that serves it (the L1 while a sector is reused, the
+// L2 or DRAM for each new sector), which is what the time model's latency
+// terms price for launches of less than one warp.
+AGPU_KERNEL void chase(kl::gspan<const std::uint32_t> next, kl::gspan<std::uint32_t> out, std::uint64_t n) {
+    std::uint32_t j = 0;
+    for (std::uint64_t s = 0; s < n; ++s) j = next.load(j);
+    out.store(0, j);
 }
 
 // micro/atomics, space=global: thread i adds 1 to counter (i mod distinct).

@@ -13,6 +13,7 @@ AGPU_REGISTER_GPU_ALGORITHM("micro/shared-stride", run_shared_stride<cuda_execut
 AGPU_REGISTER_GPU_ALGORITHM("micro/broadcast", run_broadcast<cuda_executor>);
 AGPU_REGISTER_GPU_ALGORITHM("micro/barriers", run_barriers<cuda_executor>);
 AGPU_REGISTER_GPU_ALGORITHM("micro/divergent", run_divergent<cuda_executor>);
+AGPU_REGISTER_GPU_ALGORITHM("micro/chase", run_chase<cuda_executor>);
 AGPU_REGISTER_GPU_ALGORITHM("micro/atomics", run_atomics<cuda_executor>);
 
 }  // namespace

@@ -33,4 +33,16 @@ AGPU_REGISTER_SUITE({"micro", "one access pattern per kernel: the hardware count
                       {"micro/atomics", {"space=shared", "distinct=1"}},
                       {"micro/atomics", {"space=shared", "distinct=32"}}}});
 
+// One thread's pointer chase at links 4, 8, 32 and 128 bytes apart (1/8, 1/4
+// and 1 new sector per load, and a 128-byte block of its own per load), at
+// three decades of n: what the time model's latency terms are fitted on
+// (per step, per DRAM atom, per sector first read from the L2), so that
+// leaving a decade or an algorithm out of a fit still leaves them measured.
+AGPU_REGISTER_SUITE({"latency", "one thread's dependent loads: the latency of a step, a DRAM atom and an L2 sector",
+                     {std::uint64_t(1) << 16, std::uint64_t(1) << 18, std::uint64_t(1) << 20},
+                     {{"micro/chase", {"stride=1"}},
+                      {"micro/chase", {"stride=2"}},
+                      {"micro/chase", {"stride=8"}},
+                      {"micro/chase", {"stride=32"}}}});
+
 }  // namespace

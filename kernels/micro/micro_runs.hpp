@@ -6,6 +6,7 @@
 #include <numeric>
 #include <span>
 
+#include "agpu/errors.hpp"
 #include "agpu/model/algorithm.hpp"
 #include "common/host_util.hpp"
 #include "micro/micro.cuh"
@@ -121,6 +122,34 @@ check_result run_divergent(Exec& ex, std::uint64_t n, const param_values& p, std
     std::vector<std::uint32_t> want(n);
     for (std::uint64_t i = 0; i < n; ++i) want[i] = static_cast<std::uint32_t>(i % block % b % ways);
     return compare(fetch(ex, out, n), want, "out");
+}
+
+inline algo_spec chase_spec() {
+    return {"micro/chase",
+            "one thread follows n dependent loads, `stride` words apart: the latency of a load that nothing overlaps",
+            "loads", 1 << 16, 1, std::uint64_t(1) << 26,
+            {{"stride", "words between consecutive links (8: a new 32-byte sector every load)", "1", {}, 1, 1024}}};
+}
+
+template <class Exec>
+check_result run_chase(Exec& ex, std::uint64_t n, const param_values& p, std::uint64_t seed) {
+    const auto stride = static_cast<std::uint64_t>(p.integer("stride"));
+    if (n * stride > std::uint64_t(0xffffffffu))
+        throw input_error("option --set stride", "n * stride must be below 2^32 (the links are 32-bit), got " +
+                                                     std::to_string(n) + " * " + std::to_string(stride));
+    const std::uint64_t words = n * stride;
+    // Words between the links are random: a step that missed its link would
+    // wander off and end elsewhere.
+    const auto filler = random_values<std::uint32_t>(words, seed, 0, 0xffffffffu);
+    std::vector<std::uint32_t> h(*filler);
+    for (std::uint64_t j = 0; j + 1 < n; ++j) h[j * stride] = static_cast<std::uint32_t>((j + 1) * stride);
+    h[(n - 1) * stride] = static_cast<std::uint32_t>((n - 1) * stride);
+    auto next = ex.template alloc<std::uint32_t>(words);
+    auto out = ex.template alloc<std::uint32_t>(1);
+    ex.upload(next, std::span<const std::uint32_t>(h));
+    ex.launch("chase", chase, {1}, {1}, 0, kl::gspan<const std::uint32_t>(next), out, n);
+    return compare(fetch(ex, out, 1), std::vector<std::uint32_t>{static_cast<std::uint32_t>((n - 1) * stride)},
+                   "where the chain ends");
 }
 
 inline algo_spec atomics_spec() {

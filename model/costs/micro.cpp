@@ -12,6 +12,8 @@
 //   divergent      min(ways, L) store instructions; `ways` warp syncs per warp
 //   atomics        1 atomic instruction per live warp; global atomic sectors:
 //                  per sector touched, the most lanes updating one address in it
+//   chase          one thread: n loads and 1 store of one lane (1 sector,
+//                  1 block each), n + 1 steps
 // Time: each block's steps are its warps' instructions; blocks go in order to
 // the least-loaded of k MPs (the simulator's placement), so time_steps is
 // given here for global-stride, where every instruction costs one step.
@@ -174,6 +176,18 @@ partial_counts atomics(const machine& m, std::uint64_t n, const param_values& p)
     return c;
 }
 
+partial_counts chase(const machine&, std::uint64_t n, const param_values&) {
+    partial_counts c;
+    c[counter::global_load_instructions] = c[counter::global_load_requests] = n;
+    c[counter::global_load_sectors] = c[counter::global_load_blocks] = n;
+    c[counter::global_store_instructions] = c[counter::global_store_requests] = 1;
+    c[counter::global_store_sectors] = c[counter::global_store_blocks] = 1;
+    c[counter::io_blocks] = n + 1;
+    c[counter::time_steps] = n + 1;
+    c[counter::launches] = c[counter::thread_blocks] = c[counter::threads] = 1;
+    return c;
+}
+
 AGPU_REGISTER_CLOSED_FORM({"micro/global-stride",
                            "per warp of L lanes: 1 request, strided_units(L, 4s, 4, 32) sectors, "
                            "strided_units(L, 4s, 4, 4b) blocks (min(4s, 32) and min(s, b) for a full warp of 32)",
@@ -183,6 +197,8 @@ AGPU_REGISTER_CLOSED_FORM({"micro/shared-stride", "per warp: the most words l*s 
 AGPU_REGISTER_CLOSED_FORM({"micro/broadcast", "per warp: 1 wavefront, 1 sector, 1 block", broadcast});
 AGPU_REGISTER_CLOSED_FORM({"micro/barriers", "count barrier instructions per warp", barriers});
 AGPU_REGISTER_CLOSED_FORM({"micro/divergent", "per warp: min(ways, L) store instructions, ways warp syncs", divergent});
+AGPU_REGISTER_CLOSED_FORM({"micro/chase", "1 launch of 1 thread: n loads and 1 store of one lane (1 sector, 1 block "
+                                           "each); time n + 1 steps", chase});
 AGPU_REGISTER_CLOSED_FORM({"micro/atomics", "per warp: 1 atomic instruction; the counters it touches", atomics});
 
 }  // namespace

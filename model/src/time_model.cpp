@@ -77,6 +77,11 @@ time_vector time_features(const counts& c, const device& d, std::uint64_t footpr
     const double launches = double(std::max<std::uint64_t>(c[counter::launches], 1));
     const double underfilled = std::max(0.0, 1 - double(c[counter::threads]) / launches / double(d.agpu.b));
     f[std::size_t(time_term::latency)] = steps * underfilled / clock_hz;
+    const double atoms = dram * sector_bytes / std::min(double(d.agpu.block_bytes()), dram_atom_bytes);
+    f[std::size_t(time_term::dram_latency)] = atoms * underfilled / clock_hz;
+    const double first_touch =
+        footprint_bytes == 0 ? sectors : std::min(sectors, std::ceil(double(footprint_bytes) / sector_bytes));
+    f[std::size_t(time_term::l2_latency)] = std::max(0.0, first_touch - atoms) * underfilled / clock_hz;
     f[std::size_t(time_term::atomic)] = double(c[counter::global_atomic_sectors]) / clock_hz;
     return f;
 }
@@ -142,9 +147,9 @@ time_fit fit_from_json(const json& j, const std::string& where) {
     if (version > fit_schema_version)
         throw input_error(where + ": field schema", "\"" + schema + "\" is newer than this agpu reads (" +
                                                        fit_schema + "); use a newer agpu or refit");
-    if (version < fit_schema_version)
+    if (version < 2)
         throw input_error(where + ": field schema", "\"" + schema + "\" is an older time model than this agpu's (" +
-                                                       fit_schema + ": L2 and shared terms); refit with agpu fit");
+                                                       "agpu.fit/2 and later: L2 and shared terms); refit with agpu fit");
     time_fit f;
     f.source = where;
     f.device = text_field(j, "device", where);
@@ -171,6 +176,10 @@ time_fit fit_from_json(const json& j, const std::string& where) {
     }
     for (const auto& t : time_term_table) {
         const std::string field = where + ": field constants." + std::string(t.name);
+        // Version 2 predates the latency terms of DRAM and L2: without them
+        // its predictions are the ones it was fitted for.
+        const bool added_in_3 = t.id == time_term::dram_latency || t.id == time_term::l2_latency;
+        if (version == 2 && added_in_3 && !c.contains(t.name)) continue;
         if (!c.contains(t.name)) throw input_error(field, "is required");
         if (!c.at(t.name).is_number()) throw input_error(field, "must be a number");
         const double v = c.at(t.name).get<double>();

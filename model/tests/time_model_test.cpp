@@ -163,7 +163,7 @@ TEST(TimeModel, MoreBandwidthNeverSlower) {
 
 TEST(TimeModel, FitJsonRoundTrip) {
     time_fit f;
-    f.constants = {1.5, 0.8, 1.3, 0.5, 0.6, 90, 1.25};
+    f.constants = {1.5, 0.8, 1.3, 0.5, 0.6, 90, 650, 270, 1.25};
     f.device = "h100";
     f.date = "2026-11-21T00:00:00Z";
     f.commit = "abc";
@@ -176,7 +176,49 @@ TEST(TimeModel, FitJsonRoundTrip) {
     EXPECT_EQ(g.commit, f.commit);
     EXPECT_EQ(g.datasets, f.datasets);
     EXPECT_EQ(g.quality, f.quality);
-    EXPECT_EQ(fit_to_json(f)["schema"], "agpu.fit/2");
+    EXPECT_EQ(fit_to_json(f)["schema"], "agpu.fit/3");
+}
+
+// A version 2 file predates the DRAM and L2 latency terms: it is read with
+// both 0 (the model it was fitted with); version 3 requires them.
+TEST(TimeModel, Version2FitsReadWithoutTheLatencyTermsOfDramAndL2) {
+    time_fit f;
+    f.constants = {1.5, 0.8, 1.3, 0.5, 0.6, 90, 650, 270, 1.25};
+    f.device = "h100";
+    f.date = "2026";
+    auto j = fit_to_json(f);
+    j["constants"].erase("dram_latency");
+    EXPECT_EQ(error_of([&] { fit_from_json(j, "f.json"); }), "f.json: field constants.dram_latency: is required");
+    j["constants"].erase("l2_latency");
+    j["schema"] = "agpu.fit/2";
+    const auto g = fit_from_json(j, "f.json");
+    EXPECT_EQ(g.constants, (time_vector{1.5, 0.8, 1.3, 0.5, 0.6, 90, 0, 0, 1.25}));
+}
+
+// A one-thread launch waits for every DRAM atom it misses and for every
+// sector an atom brought into the L2 beside the one missed: micro/chase's
+// links 4 bytes apart (stride 1) touch 1/8 of a new sector per load, half of
+// those from DRAM; 128 bytes apart each load is an atom of its own.
+TEST(TimeModel, OneThreadLaunchesWaitForTheirMisses) {
+    const auto& h100 = resolve_device("h100");
+    const double clock_hz = h100.hw.sm_clock_mhz * 1e6, u = 1 - 1.0 / 32;
+    counts c = launched(1, 1);
+    const std::uint64_t n = 1 << 20;
+    c[counter::time_steps] = n;
+    c[counter::global_sectors] = c[counter::global_load_sectors] = c[counter::global_load_blocks] = n;
+    auto f = time_features(c, h100, 4 * n);  // stride 1: n / 8 sectors, in the L2
+    EXPECT_DOUBLE_EQ(f[std::size_t(time_term::dram_latency)], double(n / 16) * u / clock_hz);
+    EXPECT_DOUBLE_EQ(f[std::size_t(time_term::l2_latency)], double(n / 16) * u / clock_hz);
+    f = time_features(c, h100, 128 * n);  // stride 32: above the L2, a 64-byte atom per load
+    EXPECT_DOUBLE_EQ(f[std::size_t(time_term::dram_latency)], double(n) * u / clock_hz);
+    EXPECT_EQ(f[std::size_t(time_term::l2_latency)], 0);
+    f = time_features(c, h100, 32 * n);  // stride 8, in the L2: an atom per two loads, the L2 the other
+    EXPECT_DOUBLE_EQ(f[std::size_t(time_term::dram_latency)], double(n / 2) * u / clock_hz);
+    EXPECT_DOUBLE_EQ(f[std::size_t(time_term::l2_latency)], double(n / 2) * u / clock_hz);
+    c[counter::threads] = 32;  // a warp: its misses are priced by throughput, not waited for
+    f = time_features(c, h100, 4 * n);
+    EXPECT_EQ(f[std::size_t(time_term::dram_latency)], 0);
+    EXPECT_EQ(f[std::size_t(time_term::l2_latency)], 0);
 }
 
 TEST(TimeModel, FitFileErrorsNameFieldAndRule) {
@@ -188,12 +230,12 @@ TEST(TimeModel, FitFileErrorsNameFieldAndRule) {
         change(j);
         return error_of([&] { fit_from_json(j, "f.json"); });
     };
-    EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/3"; }),
-              "f.json: field schema: \"agpu.fit/3\" is newer than this agpu reads (agpu.fit/2); use a newer agpu or refit");
+    EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/4"; }),
+              "f.json: field schema: \"agpu.fit/4\" is newer than this agpu reads (agpu.fit/3); use a newer agpu or refit");
     EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/1"; }),
-              "f.json: field schema: \"agpu.fit/1\" is an older time model than this agpu's (agpu.fit/2: L2 and shared "
-              "terms); refit with agpu fit");
-    EXPECT_EQ(with([](auto& j) { j["schema"] = "other/1"; }), "f.json: field schema: must be agpu.fit/2, got \"other/1\"");
+              "f.json: field schema: \"agpu.fit/1\" is an older time model than this agpu's (agpu.fit/2 and "
+              "later: L2 and shared terms); refit with agpu fit");
+    EXPECT_EQ(with([](auto& j) { j["schema"] = "other/1"; }), "f.json: field schema: must be agpu.fit/3, got \"other/1\"");
     EXPECT_EQ(with([](auto& j) { j.erase("schema"); }), "f.json: field schema: is required");
     EXPECT_EQ(with([](auto& j) { j["constants"]["dram"] = -1; }),
               "f.json: field constants.dram: must be finite and non-negative, got -1");

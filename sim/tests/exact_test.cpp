@@ -35,6 +35,8 @@ const std::vector<cfg> configs = {
     {"micro/divergent", {"ways=32"}},       {"micro/atomics", {"distinct=1"}},
     {"micro/atomics", {"distinct=5"}},      {"micro/atomics", {"space=shared", "distinct=1"}},
     {"micro/atomics", {"space=shared", "distinct=40"}},
+    {"micro/chase", {"stride=1"}},          {"micro/chase", {"stride=8"}},
+    {"micro/chase", {"stride=33"}},
 };
 
 model::counts run(const std::string& dev, const std::string& algo, std::uint64_t n, const std::vector<std::string>& sets) {

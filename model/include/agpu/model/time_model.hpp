@@ -129,7 +129,7 @@
 
 namespace agpu::model {
 
-enum class time_term : std::uint8_t { launch, dram, l2, step, shared, latency, atomic, count_ };
+enum class time_term : std::uint8_t { launch, dram, l2, step, shared, latency, dram_latency, l2_latency, atomic, count_ };
 inline constexpr std::size_t time_term_count = static_cast<std::size_t>(time_term::count_);
 
 // The roofline's bounds: a term in one is summed with the other terms of its
@@ -161,6 +161,15 @@ inline constexpr std::array<time_term_info, time_term_count> time_term_table{{
      "shared_wavefronts / (sm_count * hardware.sm_clock_mhz)", time_bound::issue},
     {time_term::latency, "latency", "SM clocks per step of a launch of less than one warp (nothing hides latency)",
      "time_steps * max(0, 1 - threads per launch / b) / hardware.sm_clock_mhz", time_bound::none},
+    {time_term::dram_latency, "dram_latency",
+     "SM clocks per DRAM atom a launch of less than one warp waits for (nothing hides the miss)",
+     "DRAM sectors * 32 B / min(64 B, block bytes) * max(0, 1 - threads per launch / b) / hardware.sm_clock_mhz",
+     time_bound::none},
+    {time_term::l2_latency, "l2_latency",
+     "SM clocks per sector such a launch first reads from the L2 (what a DRAM atom brought in beside the sector missed)",
+     "max(0, first-touch sectors - DRAM atoms) * max(0, 1 - threads per launch / b) / hardware.sm_clock_mhz; "
+     "first-touch sectors = min(global + atomic sectors, footprint / 32 B)",
+     time_bound::none},
     {time_term::atomic, "atomic", "SM clocks per global atomic sector (serialised in L2)",
      "global_atomic_sectors / hardware.sm_clock_mhz", time_bound::none},
 }};
@@ -186,10 +195,12 @@ time_bound dominant_group(const time_vector& features, const time_vector& consta
 // The largest term of the dominant bound (dram, l2, step or shared): what limits the run.
 time_term dominant_bound(const time_vector& features, const time_vector& constants);
 
-// Version 2: the L2 and shared terms (version 1's dram term charged every
-// sector to DRAM; its constants do not carry over, so it is refused).
-inline constexpr const char* fit_schema = "agpu.fit/2";
-inline constexpr int fit_schema_version = 2;
+// Version 2 added the L2 and shared terms (version 1's dram term charged
+// every sector to DRAM; its constants do not carry over, so it is refused).
+// Version 3: the DRAM and L2 latency terms (a version 2 file is read with
+// both constants 0: the model it was fitted with).
+inline constexpr const char* fit_schema = "agpu.fit/3";
+inline constexpr int fit_schema_version = 3;
 
 // A fit: the constants and where they came from.
 struct time_fit {
