@@ -7,7 +7,8 @@
 //                 + c_l2     * L2-served sectors / (k * clock),
 //           issue:  c_step   * time_steps / clock
 //                 + c_shared * shared wavefronts / (k * clock))
-//     + c_latency * time_steps * max(0, 1 - threads per launch / b) / clock
+//     + (c_latency * time_steps + c_dram_latency * DRAM atoms
+//        + c_l2_latency * (first-touch sectors - DRAM atoms)) * max(0, 1 - threads per launch / b) / clock
 //     + c_atomic  * global atomic sectors / clock
 //
 // Each term is a count the simulator or a closed form gives, turned into
@@ -67,12 +68,20 @@
 // bank-conflicted kernel (micro/shared-stride stride 32: 33 wavefronts per
 // load) from one that issues the same steps without conflicts.
 //
-// The latency term is the one case the AGPU steps cannot price by
+// The latency terms are the one case the AGPU steps cannot price by
 // throughput: a launch of less than one warp (a one-thread kernel) has no
-// other warp to hide each step's memory or pipeline latency, so its steps
-// cost the latency itself (about 90 clocks on the H100) rather than an issue
-// slot. From a run's totals the threads per launch are the average launch's
-// (closed forms give totals only).
+// other warp to hide each step's memory or pipeline latency, so it waits for
+// each: a step (about 30 clocks on the H100), each DRAM atom it misses (64
+// bytes: the DRAM sectors over two; about 670 clocks) and each sector that an
+// atom brought into the L2 beside the one missed, first read later (the
+// first-touch sectors, min(sectors, footprint / 32 B), less the atoms; about
+// 265 clocks). They are fitted on micro/chase (the `latency` suite: links 4
+// to 128 bytes apart, each stride the same per load at every n). Until
+// session 10 one constant per step stood for all three (87.6 clocks): it
+// priced stats/serial's float and double runs alike, 43% short on double,
+// and held out (no other one-thread run) it fell to 0: 90% error. From a
+// run's totals the threads per launch are the average launch's (closed forms
+// give totals only).
 //
 // Terms tried on the H100 data and left out because NNLS gave them no weight
 // or they did not lower the held-out error: AGPU blocks moved, store sectors
@@ -113,7 +122,7 @@
 // side: it stays with the host's submission taken out of the timing,
 // validate/data/h100/bench/timing-session9-hold).
 //
-// The fitted constants are a file (schema agpu.fit/2) with the provenance of
+// The fitted constants are a file (schema agpu.fit/3) with the provenance of
 // the fit; the committed H100 fit is compiled in (default_fit()).
 #pragma once
 
