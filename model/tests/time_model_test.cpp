@@ -139,8 +139,9 @@ TEST(TimeModel, StreamedLoadsMoveWholeDramAtoms) {
 TEST(TimeModel, BoundsSumTheirTermsAndTheLargestCounts) {
     time_vector f{}, c{};
     f.fill(1);
-    c = {1, 2, 3, 4, 5, 6, 7};  // launch, dram, l2, step, shared, latency, atomic
-    EXPECT_DOUBLE_EQ(predict_seconds(f, c), 1 + 6 + 7 + std::max(2 + 3, 4 + 5));
+    // launch, dram, l2, step, shared, latency, dram_latency, l2_latency, atomic
+    c = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    EXPECT_DOUBLE_EQ(predict_seconds(f, c), 1 + 6 + 7 + 8 + 9 + std::max(2 + 3, 4 + 5));
     EXPECT_EQ(dominant_group(f, c), time_bound::issue);
     EXPECT_EQ(dominant_bound(f, c), time_term::shared);
     c[std::size_t(time_term::dram)] = 20;

@@ -31,7 +31,7 @@ std::vector<fit_sample> synthetic(const model::time_vector& truth) {
 }
 
 TEST(Fit, RecoversKnownConstants) {
-    const model::time_vector truth = {2, 0.8, 0.4, 0.5, 0.7, 0, 1.3};
+    const model::time_vector truth = {2, 0.8, 0.4, 0.5, 0.7, 0, 0, 0, 1.3};
     const auto c = fit_constants(synthetic(truth));
     for (std::size_t t = 0; t < model::time_term_count; ++t) EXPECT_NEAR(c[t], truth[t], 1e-9) << t;
 }
@@ -41,7 +41,7 @@ TEST(Fit, RecoversKnownConstants) {
 // and shared terms as well as the others.
 TEST(Fit, RecoversTheL2AndSharedConstantsFromCounts) {
     const auto& h100 = model::resolve_device("h100");
-    const model::time_vector truth = {1.9, 1.15, 1.4, 0.55, 0.6, 90, 1.2};
+    const model::time_vector truth = {1.9, 1.15, 1.4, 0.55, 0.6, 30, 670, 265, 1.2};
     std::mt19937 gen(5);
     auto draw = [&](double lo, double hi) { return std::uint64_t(lo + (hi - lo) * std::uniform_real_distribution<double>(0, 1)(gen)); };
     std::vector<fit_sample> samples;
@@ -77,7 +77,7 @@ TEST(Fit, RecoversTheL2AndSharedConstantsFromCounts) {
 // session's slower launches) leave the constants of the others where they
 // are, where least squares would move every constant towards them.
 TEST(Fit, AFewOutlyingRunsDoNotMoveTheConstants) {
-    const model::time_vector truth = {2, 0.8, 0.4, 0.5, 0.7, 0, 1.3};
+    const model::time_vector truth = {2, 0.8, 0.4, 0.5, 0.7, 0, 0, 0, 1.3};
     auto samples = synthetic(truth);
     for (std::size_t i : {5u, 23u, 41u}) samples[i].measured_s *= 1.5;
     const auto c = fit_constants(samples);
@@ -85,7 +85,7 @@ TEST(Fit, AFewOutlyingRunsDoNotMoveTheConstants) {
 }
 
 TEST(Fit, CrossValidationHoldsEachSampleOutOnce) {
-    const model::time_vector truth = {2, 0.8, 0.4, 0.5, 0.7, 0, 1.3};
+    const model::time_vector truth = {2, 0.8, 0.4, 0.5, 0.7, 0, 0, 0, 1.3};
     auto samples = synthetic(truth);
     const auto cv = cross_validate(samples, "leave-one-algorithm-out", [](const fit_sample& s) { return s.algo; });
     ASSERT_EQ(cv.per_fold.size(), 3u);

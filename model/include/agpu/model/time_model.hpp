@@ -108,7 +108,14 @@
 // inst_executed over recorded warp-instructions, as an oracle for kernels
 // declaring them): as AGPU steps much worse (the step constant fell to
 // 0.08), as an issue term of their own better in sample and on the H200 but
-// worse held out by decade.
+// worse held out by decade. Tried in session 10: the shared pipeline as a
+// third bound of the max (max(memory, issue, shared) instead of shared
+// wavefronts added to the issue bound). It fits c_shared at 1.01 clocks a
+// wavefront per SM, the hardware's one wavefront a clock (0.55 in the sum,
+// where a conflicted load's steps are also charged), in sample 13.3% ->
+// 12.6%, by algorithm 17.7% -> 16.8%, the H200 13.4% -> 12.7%; but by decade
+// 16.5% -> 18.7%: with n = 10^3..8192 held out, the APSP runs at 8192 are
+// predicted 76% off from the small ones. Not kept.
 //
 // Not modelled, and why (model/README.md has the numbers): instructions the
 // kernels do not declare (address arithmetic, loops, software division; the
