@@ -30,7 +30,7 @@ export LD_LIBRARY_PATH="$cuda/lib64:$cuda/extras/CUPTI/lib64${LD_LIBRARY_PATH:+:
 
 # Small sizes and odd ones (partial tiles, blocks and words) per suite.
 declare -A sizes=(
-  [micro]=4096,1003 [stats]=1000,65537 [scan]=1000,65537 [rank]=4099,100003
+  [micro]=4096,1003 [latency]=1000,4099 [stats]=1000,65537 [scan]=1000,65537 [rank]=4099,100003
   [apsp]=100,250 [sort]=1000,100003)
 # racecheck tracks every shared access (about 100x slower): the sort suite is
 # measured on its own kernels only (not the CUB baselines) at 1000 and 9973
@@ -44,7 +44,7 @@ sizes[apsp-wide]=1000
 declare -A suite_of=([apsp-wide]=apsp)
 declare -A only_of=([apsp-wide]="apsp/dpx t=128;width=32;lookahead=2|apsp/dpx t=128;width=32;lookahead=0|apsp/blocked t=64;method=A")
 declare -A race_only=([sort]="sort/multiway type=u32;values=0|sort/multiway type=u64;values=1|sort/multiway type=float;values=1|sort/multiway type=u32;values=1;input=few|sort/multiway type=u32;values=0;parts=1|sort/pairwise type=u32;values=0|sort/bitonic type=u32")
-[ ${#suites[@]} -eq 0 ] && suites=(micro stats scan rank apsp apsp-wide sort)
+[ ${#suites[@]} -eq 0 ] && suites=(micro latency stats scan rank apsp apsp-wide sort)
 
 mkdir -p "$out"
 summary="$out/summary.tsv"
