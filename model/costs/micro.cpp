@@ -178,11 +178,9 @@ partial_counts atomics(const machine& m, std::uint64_t n, const param_values& p)
 
 partial_counts chase(const machine&, std::uint64_t n, const param_values&) {
     partial_counts c;
-    c[counter::global_load_instructions] = c[counter::global_load_requests] = n;
-    c[counter::global_load_sectors] = c[counter::global_load_blocks] = n;
-    c[counter::global_store_instructions] = c[counter::global_store_requests] = 1;
-    c[counter::global_store_sectors] = c[counter::global_store_blocks] = 1;
-    c[counter::io_blocks] = n + 1;
+    add_global(c, true, n, n, n);
+    add_global(c, false, 1, 1, 1);
+    c[counter::io_blocks] = c[counter::lane_accesses] = c[counter::warp_instructions] = n + 1;
     c[counter::time_steps] = n + 1;
     c[counter::launches] = c[counter::thread_blocks] = c[counter::threads] = 1;
     return c;
