@@ -362,8 +362,9 @@ AGPU_HOST_DEVICE std::uint64_t run_start(const merge_shape& s, std::uint64_t g, 
 // 256, where shared memory holds 15, unchanged; kernels/sort/README.md);
 // pairs and 64-bit keys take what they need.
 template <class K, class V, bool Pairs>
-AGPU_KERNEL AGPU_BOUNDS(256, sizeof(K) == 4 && !Pairs ? 3 : 1) void multiway_merge(kl::gspan<const K> in_keys, kl::gspan<const V> in_vals, kl::gspan<K> out_keys,
-                                kl::gspan<V> out_vals, kl::gspan<const std::uint64_t> splits, merge_shape s) {
+AGPU_KERNEL AGPU_BOUNDS(256, sizeof(K) == 4 && !Pairs ? 3 : 1) void multiway_merge(
+    kl::gspan<const K> in_keys, kl::gspan<const V> in_vals, kl::gspan<K> out_keys, kl::gspan<V> out_vals,
+    kl::gspan<const std::uint64_t> splits, merge_shape s) {
     const unsigned t = kl::thread_rank(), threads = kl::block_dim().x;
     const heap_view<K, V, Pairs> h(heap_layout<K, V, Pairs>{s.d, s.chunk});
     const std::uint64_t group = kl::block_idx().x / s.parts, part = kl::block_idx().x % s.parts;

@@ -26,6 +26,11 @@ constexpr double sector_bytes = 32;
 // sector: stride-8 stores wrote 1.04x their sectors' bytes.
 constexpr double dram_atom_bytes = 64;
 
+// A DRAM atom on device d: 64 bytes, or a global block where that is smaller.
+double atom_bytes(const device& d) { return std::min(double(d.agpu.block_bytes()), dram_atom_bytes); }
+// The sectors a footprint spans.
+double footprint_sectors(std::uint64_t footprint_bytes) { return std::ceil(double(footprint_bytes) / sector_bytes); }
+
 std::string text_field(const json& j, const char* key, const std::string& where) {
     if (!j.contains(key)) throw input_error(where + ": field " + key, "is required");
     if (!j.at(key).is_string()) throw input_error(where + ": field " + key, "must be a string");
@@ -50,7 +55,7 @@ double dram_sectors(const counts& c, const device& d, std::uint64_t footprint_by
     // touch one sector per block move twice their sectors; stores and
     // atomics their sectors.
     const double sectors = double(c[counter::global_sectors] + c[counter::global_atomic_sectors]);
-    const double atom_sectors = std::min(double(d.agpu.block_bytes()), dram_atom_bytes) / sector_bytes;
+    const double atom_sectors = atom_bytes(d) / sector_bytes;
     const double load_atoms = double(c[counter::global_load_blocks]) * atom_sectors;
     const double touched = sectors + std::max(0.0, load_atoms - double(c[counter::global_load_sectors]));
     if (footprint_bytes == 0 || d.hw.l2_bytes == 0) return touched;
@@ -59,7 +64,7 @@ double dram_sectors(const counts& c, const device& d, std::uint64_t footprint_by
     // crosses DRAM per launch, or once per run.
     const bool resident = footprint_bytes <= d.hw.l2_bytes;
     const double passes = resident ? 1.0 : double(std::max<std::uint64_t>(c[counter::launches], 1));
-    return std::min(touched, passes * std::ceil(double(footprint_bytes) / sector_bytes));
+    return std::min(touched, passes * footprint_sectors(footprint_bytes));
 }
 
 time_vector time_features(const counts& c, const device& d, std::uint64_t footprint_bytes) {
@@ -77,10 +82,9 @@ time_vector time_features(const counts& c, const device& d, std::uint64_t footpr
     const double launches = double(std::max<std::uint64_t>(c[counter::launches], 1));
     const double underfilled = std::max(0.0, 1 - double(c[counter::threads]) / launches / double(d.agpu.b));
     f[std::size_t(time_term::latency)] = steps * underfilled / clock_hz;
-    const double atoms = dram * sector_bytes / std::min(double(d.agpu.block_bytes()), dram_atom_bytes);
+    const double atoms = dram * sector_bytes / atom_bytes(d);
     f[std::size_t(time_term::dram_latency)] = atoms * underfilled / clock_hz;
-    const double first_touch =
-        footprint_bytes == 0 ? sectors : std::min(sectors, std::ceil(double(footprint_bytes) / sector_bytes));
+    const double first_touch = footprint_bytes == 0 ? sectors : std::min(sectors, footprint_sectors(footprint_bytes));
     f[std::size_t(time_term::l2_latency)] = std::max(0.0, first_touch - atoms) * underfilled / clock_hz;
     f[std::size_t(time_term::atomic)] = double(c[counter::global_atomic_sectors]) / clock_hz;
     return f;
