@@ -113,6 +113,7 @@ template <class K, class V, bool Pairs>
 struct heap_view {
     unsigned d, chunk, mask, stage;
     unsigned threads, lanes_log2;  // the block's threads (a power of two) and their log2
+    bool pad;                      // ring slots padded by a word per 32 (the merge path's moves; bitonic moves: not)
     kl::sspan<K> keys;
     kl::sspan<V> vals;
     kl::sspan<std::uint64_t> pos, end;  // leaves: the next element and the end of the range (by node index)
@@ -121,9 +122,9 @@ struct heap_view {
     kl::sspan<unsigned> dry;            // every node: 1 when its subtree holds nothing more
     kl::sspan<std::uint64_t> misc;      // [0]: where the block's output starts; [1..2]: a move's hand-over
 
-    AGPU_DEVICE explicit heap_view(heap_layout<K, V, Pairs> l)
+    AGPU_DEVICE heap_view(heap_layout<K, V, Pairs> l, bool padded_slots)
         : d(l.d), chunk(l.chunk), mask(2 * l.chunk - 1), stage(l.stage_at()),
-          threads(kl::block_dim().x), lanes_log2(0) {
+          threads(kl::block_dim().x), lanes_log2(0), pad(padded_slots) {
         while ((1u << lanes_log2) < threads) ++lanes_log2;
         const std::uint64_t s = l.slots();
         keys = kl::dynamic_shared<K>().subspan(l.keys_at() / sizeof(K), s);
@@ -136,11 +137,13 @@ struct heap_view {
         dry = kl::dynamic_shared<unsigned>().subspan(l.dry_at() / 4, 2 * d);
         misc = kl::dynamic_shared<std::uint64_t>().subspan(l.misc_at() / 8, 4);
     }
-    // Ring c's slots are (c - 2)·2C + [0, 2C), each at padded(slot): element x
-    // of ring c (its first at `first`, mod 2C) is at at(c, first, x).
+    // Ring c's slots are (c - 2)·2C + [0, 2C), each at padded(slot) (or at
+    // slot where `pad` is off): element x of ring c (its first at `first`,
+    // mod 2C) is at at(c, first, x).
     AGPU_DEVICE unsigned slot_base(unsigned c) const { return (c - 2) * 2 * chunk; }
     AGPU_DEVICE unsigned at(unsigned c, unsigned first, unsigned x) const {
-        return padded(slot_base(c) | ((first + x) & mask));
+        const unsigned slot = slot_base(c) | ((first + x) & mask);
+        return pad ? padded(slot) : slot;
     }
 };
 
@@ -217,6 +220,108 @@ AGPU_DEVICE void leaf_move(const heap_view<K, V, Pairs>& h, const leaf_read<K, V
     }
 }
 
+// The smaller and the larger of two keys in key_order (integer keys: one
+// min or max instruction each).
+template <class K>
+AGPU_DEVICE K key_min(K x, K y) {
+    return key_order<K>::less(y, x) ? y : x;
+}
+template <class K>
+AGPU_DEVICE K key_max(K x, K y) {
+    return key_order<K>::less(y, x) ? x : y;
+}
+
+// merge_move for keys alone on a heap of one warp of W lanes, C = R·W (R a
+// power of two; W a constant, so that the network unrolls): the C smallest
+// of the two rings' heads without a search. Lane l takes elements i = qW + l
+// (q < R) of ring a and C − 1 − i of ring b, absent ones (past a ring's
+// count) the largest key: the smaller of each pair are the C smallest of
+// both (the first half-cleaner of a bitonic merge of a with b reversed), and
+// those from a are a's first k, where k counts the pairs whose a element is
+// at most its b element (a first on equal keys, so the k taken are a prefix:
+// the merge path's cut at diagonal C). What the pairs kept is bitonic (a's
+// ascending, then b's descending), so log2 C half-cleaners sort it:
+// distances C/2..W between a lane's registers, W/2..1 between lanes
+// (shuffles). Output e = qW + l is left in lane l's x[q], so the warp's
+// loads and stores are of consecutive slots (the rings need no padding).
+// Keys alone: equal keys are equal bit patterns, so which of two equal keys
+// leaves first does not show (pairs keep merge_move's stable merge path).
+// Every lane knows k (a ballot per register), so no hand-over and no barrier
+// between loads and stores: every lane's loads feed the shuffles before any
+// lane stores. Stores c's key and the rings' state; returns m.
+template <unsigned R, unsigned W, class K, class V, bool Pairs>
+AGPU_DEVICE unsigned bitonic_merge(const heap_view<K, V, Pairs>& h, unsigned c, held& a_ring, held& b_ring,
+                                   bool path_end, K (&x)[R]) {
+    constexpr unsigned chunk = R * W;
+    const unsigned lane = kl::lane_id();
+    const unsigned ca = 2 * c, cb = ca + 1, na = a_ring.count, nb = b_ring.count;
+    const unsigned m = kl::min(chunk, na + nb);
+    unsigned from_a = 0;
+    for (unsigned q = 0; q < R; ++q) {
+        const unsigned i = q * W + lane, j = chunk - 1 - i;
+        const bool in_a = i < na, in_b = j < nb;
+        const K xa = h.keys.load_if(in_a, h.at(ca, a_ring.head, i), key_order<K>::largest());
+        const K xb = h.keys.load_if(in_b, h.at(cb, b_ring.head, j), key_order<K>::largest());
+        kl::compute(1);
+        const bool take_a = in_a && (!in_b || !key_order<K>::less(xb, xa));
+        from_a += unsigned(kl::popc(kl::ballot(take_a)));
+        x[q] = take_a ? xa : xb;
+    }
+    for (unsigned r = R / 2; r > 0; r /= 2)
+        for (unsigned q = 0; q < R; ++q)
+            if ((q & r) == 0) {
+                kl::compute(1);
+                const K lo = key_min(x[q], x[q + r]), hi = key_max(x[q], x[q + r]);
+                x[q] = lo;
+                x[q + r] = hi;
+            }
+    for (unsigned j = W / 2; j > 0; j /= 2) {
+        const bool upper = (lane & j) != 0;
+        for (unsigned q = 0; q < R; ++q) {
+            const K y = kl::shfl_xor(x[q], int(j));
+            kl::compute(1);
+            x[q] = upper ? key_max(x[q], y) : key_min(x[q], y);
+        }
+    }
+    K last = x[0];  // the node's new key: output m - 1, in lane (m - 1) mod W
+    for (unsigned q = 0; q < R; ++q)
+        if (q == (m - 1) / W) last = x[q];
+    h.last.store_if(m > 0 && lane == (m - 1) % W, c, last);
+    a_ring = {na - from_a, (a_ring.head + from_a) & h.mask};
+    b_ring = {nb - (m - from_a), (b_ring.head + m - from_a) & h.mask};
+    if (kl::thread_rank() == 0) {
+        h.count.store(ca, a_ring.count);
+        h.head.store(ca, a_ring.head);
+        h.count.store(cb, b_ring.count);
+        h.head.store(cb, b_ring.head);
+        h.dry.store(c, path_end && a_ring.count + b_ring.count == 0 ? 1u : 0u);
+    }
+    kl::sync_warp();
+    return m;
+}
+
+// The root's m outputs (output e in lane e mod W's x[e / W]) written from
+// registers to out + [0, m): whole warps over W-aligned positions, as the
+// leaves read, each lane fetching its element from the lane and register it
+// is in (two shuffles a warp-store where out is not aligned); lanes outside
+// the move store nothing.
+template <unsigned R, unsigned W, class K>
+AGPU_DEVICE void root_write(const K (&x)[R], unsigned m, std::uint64_t out, kl::gspan<K> out_keys) {
+    const unsigned lane = kl::lane_id(), lead = unsigned(out % W);
+    const unsigned from = (lane - lead) & (W - 1);  // the lane holding this lane's element
+    for (unsigned g = 0; g <= R; ++g) {
+        if (g * W >= lead + m) break;
+        K v = x[g < R ? g : 0];
+        if (lead > 0) {  // elements from registers g - 1 (lanes before lead) and g (the rest)
+            const K hi = g < R ? kl::shfl(x[g < R ? g : 0], int(from)) : K{};
+            const K lo = g > 0 ? kl::shfl(x[g > 0 ? g - 1 : 0], int(from)) : K{};
+            v = lane < lead ? lo : hi;
+        }
+        const unsigned p = g * W + lane;  // past out - lead
+        out_keys.store_if(p >= lead && p < lead + m, out - lead + p, v);
+    }
+}
+
 // An internal node c's move: the first m = min(C, what c holds) elements of
 // its rings 2c and 2c + 1 (a, b), merged (ring 2c's first on equal keys),
 // stored from element `to_at` of `to(x)` (ring c's tail, or the root's
@@ -229,9 +334,18 @@ AGPU_DEVICE void leaf_move(const heap_view<K, V, Pairs>& h, const leaf_read<K, V
 // reads) and stores c's key after it. Updates a and b to what
 // the rings hold after; returns m. `path_end`: c's children are both dry
 // (else c is refilled next and stays not dry).
-template <class K, class V, bool Pairs, class To>
+template <unsigned R, class K, class V, bool Pairs, class To>
 AGPU_DEVICE unsigned merge_move(const heap_view<K, V, Pairs>& h, unsigned c, held& a_ring, held& b_ring, To to,
                                 bool path_end, unsigned hand) {
+    if constexpr (R > 0) {
+        K x[R];
+        const unsigned m = bitonic_merge<R, sort_policy::bitonic_lanes>(h, c, a_ring, b_ring, path_end, x);
+        for (unsigned q = 0; q < R; ++q) {
+            const unsigned e = q * sort_policy::bitonic_lanes + kl::lane_id();
+            if (e < m) h.keys.store(to(e), x[q]);
+        }
+        return m;
+    }
     const unsigned t = kl::thread_rank();
     const unsigned ca = 2 * c, cb = ca + 1, na = a_ring.count, nb = b_ring.count;
     const unsigned m = kl::min(h.chunk, na + nb);
@@ -302,7 +416,7 @@ AGPU_DEVICE unsigned merge_move(const heap_view<K, V, Pairs>& h, unsigned c, hel
 // read first, and its latency overlaps the moves above it. Ends with a
 // barrier (the next Heapify reads the state stored here). `hand` alternates
 // the moves' hand-over words across calls.
-template <class K, class V, bool Pairs>
+template <unsigned R, class K, class V, bool Pairs>
 AGPU_DEVICE void heap_descend(const heap_view<K, V, Pairs>& h, kl::gspan<const K> in_keys,
                               kl::gspan<const V> in_vals, unsigned c, held to, unsigned& hand) {
     unsigned turns = 0, depth = 0, v = c;  // bit q of turns: the q-th choice below c was the right child
@@ -324,7 +438,7 @@ AGPU_DEVICE void heap_descend(const heap_view<K, V, Pairs>& h, kl::gspan<const K
         }
         held rings[2] = {{h.count.load(2 * c), h.head.load(2 * c)}, {h.count.load(2 * c + 1), h.head.load(2 * c + 1)}};
         const unsigned tail = to.head + to.count;
-        const unsigned m = merge_move(h, c, rings[0], rings[1], [&](unsigned x) { return h.at(c, tail, x); },
+        const unsigned m = merge_move<R>(h, c, rings[0], rings[1], [&](unsigned x) { return h.at(c, tail, x); },
                                       q == depth, hand);
         hand ^= 1u;
         if (kl::thread_rank() == 0) h.count.store(c, to.count + m);
@@ -339,14 +453,14 @@ AGPU_DEVICE void heap_descend(const heap_view<K, V, Pairs>& h, kl::gspan<const K
 // Heapify(node) after `node` passed elements up: refills it from the child
 // with the smaller key, then that child, down the path. `rings`: what node's
 // rings hold now.
-template <class K, class V, bool Pairs>
+template <unsigned R, class K, class V, bool Pairs>
 AGPU_DEVICE void heap_refill(const heap_view<K, V, Pairs>& h, kl::gspan<const K> in_keys, kl::gspan<const V> in_vals,
                              unsigned node, const held (&rings)[2], unsigned& hand) {
     const unsigned l = 2 * node, r = l + 1;
     const bool dry_l = h.dry.load(l) != 0, dry_r = h.dry.load(r) != 0;
     if (dry_l && dry_r) return;
     const bool right = dry_l || (!dry_r && key_order<K>::less(h.last.load(r), h.last.load(l)));
-    heap_descend(h, in_keys, in_vals, l + unsigned(right), right ? rings[1] : rings[0], hand);
+    heap_descend<R>(h, in_keys, in_vals, l + unsigned(right), right ? rings[1] : rings[0], hand);
 }
 
 // The first element of run r of group g (clamped to n).
@@ -361,12 +475,12 @@ AGPU_HOST_DEVICE std::uint64_t run_start(const merge_shape& s, std::uint64_t g, 
 // chunk 128; measured on the H100 at 2^26: chunk 128 9.08 -> 8.02 ms, chunk
 // 256, where shared memory holds 15, unchanged; kernels/sort/README.md);
 // pairs and 64-bit keys take what they need.
-template <class K, class V, bool Pairs>
-AGPU_KERNEL AGPU_BOUNDS(256, sizeof(K) == 4 && !Pairs ? 3 : 1) void multiway_merge(
+template <class K, class V, bool Pairs, unsigned R = 0>
+AGPU_KERNEL AGPU_BOUNDS(256, sizeof(K) == 4 && !Pairs && R == 0 ? 3 : 1) void multiway_merge(
     kl::gspan<const K> in_keys, kl::gspan<const V> in_vals, kl::gspan<K> out_keys, kl::gspan<V> out_vals,
     kl::gspan<const std::uint64_t> splits, merge_shape s) {
     const unsigned t = kl::thread_rank(), threads = kl::block_dim().x;
-    const heap_view<K, V, Pairs> h(heap_layout<K, V, Pairs>{s.d, s.chunk});
+    const heap_view<K, V, Pairs> h(heap_layout<K, V, Pairs>{s.d, s.chunk}, R == 0);
     const std::uint64_t group = kl::block_idx().x / s.parts, part = kl::block_idx().x % s.parts;
     const unsigned d = s.d;
     for (unsigned r = t; r < d; r += threads) {
@@ -400,7 +514,7 @@ AGPU_KERNEL AGPU_BOUNDS(256, sizeof(K) == 4 && !Pairs ? 3 : 1) void multiway_mer
     unsigned hand = 0;
     for (unsigned i = d - 1; i >= 1; --i) {
         for (unsigned c = 2 * i; c <= 2 * i + 1; ++c)
-            if (h.dry.load(c) == 0) heap_descend(h, in_keys, in_vals, c, held{0, 0}, hand);
+            if (h.dry.load(c) == 0) heap_descend<R>(h, in_keys, in_vals, c, held{0, 0}, hand);
         h.dry.store_if(t == 0, i,
                        h.count.load(2 * i) + h.count.load(2 * i + 1) == 0 && h.dry.load(2 * i) != 0 &&
                                h.dry.load(2 * i + 1) != 0
@@ -410,7 +524,17 @@ AGPU_KERNEL AGPU_BOUNDS(256, sizeof(K) == 4 && !Pairs ? 3 : 1) void multiway_mer
     }
     held root[2] = {{h.count.load(2), h.head.load(2)}, {h.count.load(3), h.head.load(3)}};
     while (root[0].count + root[1].count > 0) {
-        const unsigned m = merge_move(h, 1, root[0], root[1], [&](unsigned x) { return h.stage + padded(x); }, false, hand);
+        if constexpr (R > 0) {
+            K x[R];
+            const unsigned m = bitonic_merge<R, sort_policy::bitonic_lanes>(h, 1, root[0], root[1], false, x);
+            root_write<R, sort_policy::bitonic_lanes>(x, m, out, out_keys);
+            out += m;
+            heap_refill<R>(h, in_keys, in_vals, 1, root, hand);
+            root[0] = {h.count.load(2), h.head.load(2)};
+            root[1] = {h.count.load(3), h.head.load(3)};
+            continue;
+        }
+        const unsigned m = merge_move<R>(h, 1, root[0], root[1], [&](unsigned x) { return h.stage + padded(x); }, false, hand);
         hand ^= 1u;
         kl::sync_threads();
         // Whole warps over b-aligned positions, as the leaves read (lanes
@@ -423,10 +547,22 @@ AGPU_KERNEL AGPU_BOUNDS(256, sizeof(K) == 4 && !Pairs ? 3 : 1) void multiway_mer
             if constexpr (Pairs) out_vals.store(out + j, h.vals.load(at));
         }
         out += m;
-        heap_refill(h, in_keys, in_vals, 1, root, hand);
+        heap_refill<R>(h, in_keys, in_vals, 1, root, hand);
         root[0] = {h.count.load(2), h.head.load(2)};
         root[1] = {h.count.load(3), h.head.load(3)};
     }
+}
+
+// The merge kernel whose moves take `items` outputs per lane by the bitonic
+// network (sort_plan::bitonic_items: 2, 4 or 8), or by the merge path (0).
+template <class K, class V, bool Pairs>
+auto merge_kernel(std::uint64_t items) {
+    if constexpr (!Pairs) {
+        if (items == 8) return multiway_merge<K, V, Pairs, 8>;
+        if (items == 4) return multiway_merge<K, V, Pairs, 4>;
+        if (items == 2) return multiway_merge<K, V, Pairs, 2>;
+    }
+    return multiway_merge<K, V, Pairs, 0>;
 }
 
 // Bytes of select_pivots' dynamic shared memory for `samples` (a power of two) samples.

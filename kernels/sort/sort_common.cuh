@@ -46,6 +46,11 @@ struct sort_policy {
     // A leaf's read, held in registers while the moves above it run: at most
     // ceil((b - 1 + chunk)/max(32, b)) elements per thread.
     static constexpr unsigned max_leaf_loads = max_items / 2 + 2;
+    // The warp of a heap whose moves are bitonic networks (multiway.cuh's
+    // bitonic_merge; sort_plan::bitonic_items): a constant, so that the
+    // network unrolls. Every NVIDIA GPU's; a machine of another b merges by
+    // the merge path.
+    static constexpr unsigned bitonic_lanes = 32;
 };
 
 template <class K>

@@ -136,8 +136,9 @@ void launch_split_search(Exec& ex, const plan_ns::merge_pass& ps, const merge_sh
 template <class Exec, class K, class V, bool Pairs>
 void launch_merge(Exec& ex, const plan_ns::merge_pass& ps, const plan_ns::sort_shape& shape, const merge_shape& s,
                   sorted_spans<K, V> in, sorted_spans<K, V> out, kl::gspan<const std::uint64_t> splits) {
-    ex.launch("multiway_merge", multiway_merge<K, V, Pairs>, {static_cast<unsigned>(ps.groups * ps.parts)},
-              {static_cast<unsigned>(plan_ns::merge_threads(ex.machine(), shape.warps))}, ps.heap_bytes,
+    const auto threads = static_cast<unsigned>(plan_ns::merge_threads(ex.machine(), shape.warps));
+    ex.launch("multiway_merge", merge_kernel<K, V, Pairs>(plan_ns::bitonic_items(ex.machine(), shape)),
+              {static_cast<unsigned>(ps.groups * ps.parts)}, {threads}, ps.heap_bytes,
               kl::gspan<const K>(in.keys), kl::gspan<const V>(in.vals), out.keys, out.vals, splits, s);
 }
 

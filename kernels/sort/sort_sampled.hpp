@@ -249,6 +249,7 @@ struct moves_tally {
     const model::machine& m;
     std::uint64_t threads;  // the merge block's
     bool pairs;
+    std::uint64_t items;  // > 0: bitonic moves of items·b (multiway.cuh's bitonic_merge): unpadded rings, the root writes from registers
     moves_memo& memo;
     sim::block_sample part{};
     moments mean{}, var{};
@@ -279,6 +280,12 @@ struct moves_tally {
         c[counter::lane_accesses] += words.size();
         c[counter::warp_instructions] += 1;
         part.steps += cost.wf;
+    }
+    // k warp collectives (shuffles).
+    void collectives(std::uint64_t k) {
+        part.c[model::counter::collective_instructions] += k;
+        part.c[model::counter::warp_instructions] += k;
+        part.steps += k;
     }
     // One move of n elements at a place `lead` elements past a b-element
     // block's start. A move's counts depend only on that and its length:
@@ -363,11 +370,17 @@ struct moves_tally {
         for (std::uint64_t w = 0; w < threads / b; ++w)
             for (std::uint64_t j0 = w * b; j0 < lead + n; j0 += threads) {
                 const std::uint64_t lo = std::max(j0, lead) - lead, hi = std::min(j0 + b - 1, lead + n - 1) - lead;
-                for (std::uint64_t l = 0; l < b; ++l) words[l] = padded(unsigned(std::clamp(j0 + l, lead, lead + n - 1) - lead));
+                for (std::uint64_t l = 0; l < b; ++l) {
+                    const auto word = unsigned(std::clamp(j0 + l, lead, lead + n - 1) - lead);
+                    words[l] = items > 0 ? word : padded(word);
+                }
                 for (int k = 0; k < (pairs ? 2 : 1); ++k) {
                     if (read) {
                         global(true, p + lo, p + hi, 4, b);
                         shared(false, words);
+                    } else if (items > 0) {  // from registers: a shuffle from each register the warp-store spans
+                        if (lead > 0) collectives((j0 / b < items ? 1 : 0) + (j0 > 0 ? 1 : 0));
+                        global(false, p + lo, p + hi, 4, hi - lo + 1);
                     } else {
                         shared(true, words);
                         global(false, p + lo, p + hi, 4, b);
@@ -379,11 +392,11 @@ struct moves_tally {
 
 // anywhere (empty: none): which ranges start at a split a search found, taken
 // over the starts near it (above); the root's writes then too.
-inline known_part moves_part(const model::machine& m, const merge_shape& s, std::uint64_t threads,
+inline known_part moves_part(const model::machine& m, const merge_shape& s, std::uint64_t threads, std::uint64_t items,
                              std::uint64_t block, const std::vector<std::uint64_t>& lo,
                              const std::vector<std::uint64_t>& hi, bool pairs, moves_memo& memo,
                              const std::vector<bool>& anywhere = {}) {
-    moves_tally t{m, threads, pairs, memo};
+    moves_tally t{m, threads, pairs, items, memo};
     std::uint64_t out = run_start(s, block / s.parts, 0), keys = 0;
     bool out_anywhere = false;
     for (unsigned r = 0; r < s.d; ++r) {
@@ -582,6 +595,7 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
                        kl::gspan<const std::uint64_t> splits, const std::vector<bool>& searched) {
     const std::uint64_t blocks = ps.groups * ps.parts;
     const std::uint64_t threads = plan_ns::merge_threads(ex.machine(), shape.warps);
+    const std::uint64_t items = plan_ns::bitonic_items(ex.machine(), shape);
     const kl::dim3 grid{static_cast<unsigned>(blocks)}, block{static_cast<unsigned>(threads)};
     std::vector<std::uint64_t> host_splits(splits.size());
     if (!host_splits.empty()) ex.download(std::span<std::uint64_t>(host_splits), splits);
@@ -608,7 +622,7 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
             work[b] = r.keys();
             for (unsigned k = 0; k < anywhere.size(); ++k)
                 anywhere[k] = searched[(b / s.parts * (s.parts + 1) + b % s.parts) * s.d + k];
-            const auto part = detail::moves_part(ex.machine(), s, threads, b, r.lo, r.hi, Pairs, memo, anywhere);
+            const auto part = detail::moves_part(ex.machine(), s, threads, items, b, r.lo, r.hi, Pairs, memo, anywhere);
             known[b] = part.fixed;
             for (std::size_t i = 0; i < model::counter_count; ++i) {
                 sum[i] += part.mean[i];
@@ -623,7 +637,7 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
     // A sampled block's own known part: its splits where they fell.
     auto own_known = [&](std::uint64_t b) {
         const auto r = detail::ranges_of(s, host_splits, b);
-        return detail::moves_part(ex.machine(), s, threads, b, r.lo, r.hi, Pairs, memo).fixed;
+        return detail::moves_part(ex.machine(), s, threads, items, b, r.lo, r.hi, Pairs, memo).fixed;
     };
     const std::uint64_t most = ex.options().sample_strata;
     const std::uint64_t x1 = P::x1(ps.d, shape.chunk), x2 = 2 * x1;
@@ -681,7 +695,7 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
     std::vector<sim::work_sample> samples;
     if (!whole.empty()) {
         detail::balance(whole, [&](std::uint64_t b) { return work[b]; });
-        const auto got = ex.run_blocks(std::span<const std::uint64_t>(whole), "multiway_merge", multiway_merge<K, V, Pairs>,
+        const auto got = ex.run_blocks(std::span<const std::uint64_t>(whole), "multiway_merge", merge_kernel<K, V, Pairs>(items),
                                        grid, block, ps.heap_bytes, kl::gspan<const K>(in.keys),
                                        kl::gspan<const V>(in.vals), out.keys, out.vals, splits, s);
         for (std::size_t i = 0; i < whole.size(); ++i) samples.push_back({whole[i], work[whole[i]], got[i], own_known(whole[i])});
@@ -707,7 +721,7 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
                     probe_splits[(g * (probe_shape.parts + 1) + q) * s.d + k] = r.lo[k];
                     probe_splits[(g * (probe_shape.parts + 1) + q + 1) * s.d + k] = ends[k];
                 }
-                probes.push_back({b, x, {}, detail::moves_part(ex.machine(), probe_shape, threads, ids.back(), r.lo, ends, Pairs, memo).fixed});
+                probes.push_back({b, x, {}, detail::moves_part(ex.machine(), probe_shape, threads, items, ids.back(), r.lo, ends, Pairs, memo).fixed});
             }
         std::vector<std::size_t> order(ids.size());
         std::iota(order.begin(), order.end(), std::size_t(0));
@@ -717,7 +731,7 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
         auto dev_splits = ex.alloc<std::uint64_t>(probe_splits.size());
         ex.upload(dev_splits, std::span<const std::uint64_t>(probe_splits));
         const auto got = ex.run_blocks(std::span<const std::uint64_t>(ordered_ids), "multiway_merge",
-                                       multiway_merge<K, V, Pairs>, probe_grid, block, ps.heap_bytes,
+                                       merge_kernel<K, V, Pairs>(items), probe_grid, block, ps.heap_bytes,
                                        kl::gspan<const K>(in.keys), kl::gspan<const V>(in.vals), out.keys, out.vals,
                                        kl::gspan<const std::uint64_t>(dev_splits), probe_shape);
         for (std::size_t j = 0; j < order.size(); ++j) {

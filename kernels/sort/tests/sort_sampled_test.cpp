@@ -97,12 +97,12 @@ TEST(SortSampled, KnownPartAveragesTheStartsNearASplit) {
         for (const std::uint64_t p : {std::uint64_t(4096), std::uint64_t(4103), std::uint64_t(4127)})
             for (const std::uint64_t len : {std::uint64_t(40), std::uint64_t(127), std::uint64_t(1000), std::uint64_t(1025),
                                             std::uint64_t(4096 + 5)}) {
-                sort::detail::moves_tally near{m, 32, false, memo};
+                sort::detail::moves_tally near{m, 32, false, 0, memo};
                 near.moves_near(read, p, len, chunk);
                 std::vector<sort::detail::moments> each;
                 const std::uint64_t first = p - p % b, end = p + len;
                 for (std::uint64_t start = first; start < first + b; ++start) {
-                    sort::detail::moves_tally t{m, 32, false, memo};
+                    sort::detail::moves_tally t{m, 32, false, 0, memo};
                     t.moves(read, start, end - start, chunk);
                     each.push_back(sort::detail::moments_of(t.part));
                 }

@@ -50,6 +50,15 @@ struct sort_shape {
                               // most L/(range_chunks·chunk))
 };
 
+// Outputs per lane of a merge move by a bitonic network (keys alone, one warp
+// of 32 lanes per heap on a machine of b = 32, C = 2, 4 or 8 times 32;
+// kernels/sort/multiway.cuh's bitonic_merge), or 0: the merge path's moves.
+inline std::uint64_t bitonic_items(const machine& m, const sort_shape& s) {
+    if (s.pairs || m.b != 32 || s.warps != 1 || s.chunk % 32 != 0) return 0;
+    const std::uint64_t r = s.chunk / 32;
+    return r == 2 || r == 4 || r == 8 ? r : 0;
+}
+
 struct merge_pass {
     std::uint64_t d = 2, run_len = 0, runs = 0, groups = 0, parts = 1;
     std::uint64_t resident = 0;  // heaps held at once by the k MPs: k·min(max_blocks_per_mp, threads cap, M/heap)
