@@ -474,7 +474,8 @@ AGPU_HOST_DEVICE std::uint64_t run_start(const merge_shape& s, std::uint64_t g, 
 // an SM's registers hold 25 heaps, not 21 (its shared memory holds 32 at
 // chunk 128; measured on the H100 at 2^26: chunk 128 9.08 -> 8.02 ms, chunk
 // 256, where shared memory holds 15, unchanged; kernels/sort/README.md);
-// pairs and 64-bit keys take what they need.
+// pairs, 64-bit keys and the bitonic moves (R > 0: outputs per lane of
+// bitonic_merge; 0: the merge path's moves) take what they need.
 template <class K, class V, bool Pairs, unsigned R = 0>
 AGPU_KERNEL AGPU_BOUNDS(256, sizeof(K) == 4 && !Pairs && R == 0 ? 3 : 1) void multiway_merge(
     kl::gspan<const K> in_keys, kl::gspan<const V> in_vals, kl::gspan<K> out_keys, kl::gspan<V> out_vals,
@@ -524,27 +525,24 @@ AGPU_KERNEL AGPU_BOUNDS(256, sizeof(K) == 4 && !Pairs && R == 0 ? 3 : 1) void mu
     }
     held root[2] = {{h.count.load(2), h.head.load(2)}, {h.count.load(3), h.head.load(3)}};
     while (root[0].count + root[1].count > 0) {
-        if constexpr (R > 0) {
+        unsigned m = 0;
+        if constexpr (R > 0) {  // from registers
             K x[R];
-            const unsigned m = bitonic_merge<R, sort_policy::bitonic_lanes>(h, 1, root[0], root[1], false, x);
+            m = bitonic_merge<R, sort_policy::bitonic_lanes>(h, 1, root[0], root[1], false, x);
             root_write<R, sort_policy::bitonic_lanes>(x, m, out, out_keys);
-            out += m;
-            heap_refill<R>(h, in_keys, in_vals, 1, root, hand);
-            root[0] = {h.count.load(2), h.head.load(2)};
-            root[1] = {h.count.load(3), h.head.load(3)};
-            continue;
-        }
-        const unsigned m = merge_move<R>(h, 1, root[0], root[1], [&](unsigned x) { return h.stage + padded(x); }, false, hand);
-        hand ^= 1u;
-        kl::sync_threads();
-        // Whole warps over b-aligned positions, as the leaves read (lanes
-        // outside the move store the nearest element's value again).
-        const unsigned lead = unsigned(out % kl::warp_size());
-        for (unsigned j0 = t - kl::lane_id(); j0 < lead + m; j0 += threads) {
-            const unsigned j = warp_move_element(j0, lead, m);
-            const unsigned at = h.stage + padded(j);
-            out_keys.store(out + j, h.keys.load(at));
-            if constexpr (Pairs) out_vals.store(out + j, h.vals.load(at));
+        } else {  // through the stage
+            m = merge_move<R>(h, 1, root[0], root[1], [&](unsigned x) { return h.stage + padded(x); }, false, hand);
+            hand ^= 1u;
+            kl::sync_threads();
+            // Whole warps over b-aligned positions, as the leaves read (lanes
+            // outside the move store the nearest element's value again).
+            const unsigned lead = unsigned(out % kl::warp_size());
+            for (unsigned j0 = t - kl::lane_id(); j0 < lead + m; j0 += threads) {
+                const unsigned j = warp_move_element(j0, lead, m);
+                const unsigned at = h.stage + padded(j);
+                out_keys.store(out + j, h.keys.load(at));
+                if constexpr (Pairs) out_vals.store(out + j, h.vals.load(at));
+            }
         }
         out += m;
         heap_refill<R>(h, in_keys, in_vals, 1, root, hand);
