@@ -231,6 +231,24 @@ AGPU_DEVICE K key_max(K x, K y) {
     return key_order<K>::less(y, x) ? x : y;
 }
 
+// After node c's move took m elements, from_a of them from its ring 2c (a)
+// and the rest from 2c + 1 (b): both rings' state in every lane's registers
+// and in shared memory (thread 0), and c dry where `path_end` and nothing is
+// left.
+template <class K, class V, bool Pairs>
+AGPU_DEVICE void rings_taken(const heap_view<K, V, Pairs>& h, unsigned c, held& a_ring, held& b_ring, unsigned from_a,
+                             unsigned m, bool path_end) {
+    a_ring = {a_ring.count - from_a, (a_ring.head + from_a) & h.mask};
+    b_ring = {b_ring.count - (m - from_a), (b_ring.head + m - from_a) & h.mask};
+    if (kl::thread_rank() == 0) {
+        h.count.store(2 * c, a_ring.count);
+        h.head.store(2 * c, a_ring.head);
+        h.count.store(2 * c + 1, b_ring.count);
+        h.head.store(2 * c + 1, b_ring.head);
+        h.dry.store(c, path_end && a_ring.count + b_ring.count == 0 ? 1u : 0u);
+    }
+}
+
 // merge_move for keys alone on a heap of one warp of W lanes, C = R·W (R a
 // power of two; W a constant, so that the network unrolls): the C smallest
 // of the two rings' heads without a search. Lane l takes elements i = qW + l
@@ -287,15 +305,7 @@ AGPU_DEVICE unsigned bitonic_merge(const heap_view<K, V, Pairs>& h, unsigned c, 
     for (unsigned q = 0; q < R; ++q)
         if (q == (m - 1) / W) last = x[q];
     h.last.store_if(m > 0 && lane == (m - 1) % W, c, last);
-    a_ring = {na - from_a, (a_ring.head + from_a) & h.mask};
-    b_ring = {nb - (m - from_a), (b_ring.head + m - from_a) & h.mask};
-    if (kl::thread_rank() == 0) {
-        h.count.store(ca, a_ring.count);
-        h.head.store(ca, a_ring.head);
-        h.count.store(cb, b_ring.count);
-        h.head.store(cb, b_ring.head);
-        h.dry.store(c, path_end && a_ring.count + b_ring.count == 0 ? 1u : 0u);
-    }
+    rings_taken(h, c, a_ring, b_ring, from_a, m, path_end);
     kl::sync_warp();
     return m;
 }
@@ -311,9 +321,10 @@ AGPU_DEVICE void root_write(const K (&x)[R], unsigned m, std::uint64_t out, kl::
     const unsigned from = (lane - lead) & (W - 1);  // the lane holding this lane's element
     for (unsigned g = 0; g <= R; ++g) {
         if (g * W >= lead + m) break;
-        K v = x[g < R ? g : 0];
+        const K mine = x[g < R ? g : 0];
+        K v = mine;
         if (lead > 0) {  // elements from registers g - 1 (lanes before lead) and g (the rest)
-            const K hi = g < R ? kl::shfl(x[g < R ? g : 0], int(from)) : K{};
+            const K hi = g < R ? kl::shfl(mine, int(from)) : K{};
             const K lo = g > 0 ? kl::shfl(x[g > 0 ? g - 1 : 0], int(from)) : K{};
             v = lane < lead ? lo : hi;
         }
@@ -396,15 +407,7 @@ AGPU_DEVICE unsigned merge_move(const heap_view<K, V, Pairs>& h, unsigned c, hel
     }
     h.last.store_if(ends, c, last);
     const unsigned from_a = unsigned(h.misc.load(1 + hand));
-    a_ring = {na - from_a, (a_ring.head + from_a) & h.mask};
-    b_ring = {nb - (m - from_a), (b_ring.head + m - from_a) & h.mask};
-    if (t == 0) {
-        h.count.store(ca, a_ring.count);
-        h.head.store(ca, a_ring.head);
-        h.count.store(cb, b_ring.count);
-        h.head.store(cb, b_ring.head);
-        h.dry.store(c, path_end && a_ring.count + b_ring.count == 0 ? 1u : 0u);
-    }
+    rings_taken(h, c, a_ring, b_ring, from_a, m, path_end);
     return m;
 }
 

@@ -133,6 +133,8 @@ void launch_split_search(Exec& ex, const plan_ns::merge_pass& ps, const merge_sh
               static_cast<unsigned>(ps.per_run), std::uint64_t(splits.size()));
 }
 
+static_assert(plan_ns::bitonic_lanes == sort_policy::bitonic_lanes, "the plan and the kernels agree on the bitonic warp");
+
 template <class Exec, class K, class V, bool Pairs>
 void launch_merge(Exec& ex, const plan_ns::merge_pass& ps, const plan_ns::sort_shape& shape, const merge_shape& s,
                   sorted_spans<K, V> in, sorted_spans<K, V> out, kl::gspan<const std::uint64_t> splits) {

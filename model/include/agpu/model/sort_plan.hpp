@@ -50,12 +50,15 @@ struct sort_shape {
                               // most L/(range_chunks·chunk))
 };
 
+// The warp the bitonic moves are compiled for (kernels/sort/sort_common.cuh's
+// sort_policy::bitonic_lanes).
+inline constexpr std::uint64_t bitonic_lanes = 32;
 // Outputs per lane of a merge move by a bitonic network (keys alone, one warp
-// of 32 lanes per heap on a machine of b = 32, C = 2, 4 or 8 times 32;
+// of bitonic_lanes per heap on a machine of that b, C = 2, 4 or 8 times it;
 // kernels/sort/multiway.cuh's bitonic_merge), or 0: the merge path's moves.
 inline std::uint64_t bitonic_items(const machine& m, const sort_shape& s) {
-    if (s.pairs || m.b != 32 || s.warps != 1 || s.chunk % 32 != 0) return 0;
-    const std::uint64_t r = s.chunk / 32;
+    if (s.pairs || m.b != bitonic_lanes || s.warps != 1 || s.chunk % bitonic_lanes != 0) return 0;
+    const std::uint64_t r = s.chunk / bitonic_lanes;
     return r == 2 || r == 4 || r == 8 ? r : 0;
 }
 
