@@ -158,40 +158,68 @@ struct held {
 // global memory into registers before the moves above it on the path, so the
 // read's latency overlaps them. Whole warps over b-aligned positions (a range
 // that starts where a pivot fell costs the blocks it touches, not two per
-// warp): lanes before the move's start or past its end read the nearest
-// element of the move again (the same sector and word: no cost on the GPU).
-// So every lane of a warp reaches these accesses equally often, and the
-// simulator groups them into one warp-instruction per warp, as the GPU issues
-// them.
-// The element of a whole-warp move that this lane takes in the warp's pass
-// starting at j0 (the move's `count` elements lie `lead` past a b-aligned
-// position): its own, or outside the move the nearest one of the move.
-AGPU_DEVICE unsigned warp_move_element(unsigned j0, unsigned lead, unsigned count) {
-    return kl::min(kl::max(j0 + kl::lane_id(), lead), lead + count - 1) - lead;
+// warp): a warp's pass covers the b elements from a b-aligned position, and
+// its lanes outside the move are predicated off. Every lane of a warp reaches
+// each access (off or on), so the simulator groups them into one
+// warp-instruction per warp, as the GPU issues them; the lanes on touch the
+// sectors the GPU's do.
+//
+// The heap's lanes as the moves of R see them: R > 0 (bitonic moves) one warp
+// of sort_policy::bitonic_lanes known at compile time, so that a leaf's
+// R + 1 warp-passes unroll, the lead is a mask and the addresses are one base
+// plus constants; R = 0 (the merge path) the block's threads and warp width
+// at run time.
+template <unsigned R>
+struct heap_lanes {
+    static constexpr unsigned passes = R > 0 ? R + 1 : sort_policy::max_leaf_loads;
+    AGPU_DEVICE static unsigned threads() {
+        if constexpr (R > 0) return sort_policy::bitonic_lanes;
+        else return kl::block_dim().x;
+    }
+    AGPU_DEVICE static unsigned warp() {
+        if constexpr (R > 0) return sort_policy::bitonic_lanes;
+        else return kl::warp_size();
+    }
+    // Where this lane's element of warp-pass q lies past the move's b-aligned
+    // start (the move starts `lead` past it).
+    AGPU_DEVICE static unsigned place(unsigned q) { return kl::thread_rank() + q * threads(); }
+};
+
+// Elements [from + t, from + count) of span `s` for thread t of the block (none
+// where t >= count): its element of a pass over [from, from + count) by the
+// block's threads is at a multiple of them, so each of an unrolled loop's
+// accesses is one base address plus a constant.
+template <class S>
+AGPU_DEVICE S thread_view(const S& s, std::uint64_t from, unsigned count) {
+    const unsigned t = kl::min(kl::thread_rank(), count);
+    return s.subspan(from + t, count - t);
 }
 
 template <class K, class V, bool Pairs>
 struct leaf_read {
     std::uint64_t from = 0, end = 0;
-    unsigned count = 0;
+    unsigned count = 0, lead = 0;  // lead: from's place past a b-aligned position
     K keys[sort_policy::max_leaf_loads];
     V vals[sort_policy::max_leaf_loads];
 };
 
-template <class K, class V, bool Pairs>
+template <unsigned R, class K, class V, bool Pairs>
 AGPU_DEVICE void leaf_load(const heap_view<K, V, Pairs>& h, kl::gspan<const K> in_keys, kl::gspan<const V> in_vals,
                            unsigned leaf, leaf_read<K, V, Pairs>& lr) {
-    const unsigned t = kl::thread_rank(), threads = kl::block_dim().x;
+    using lanes = heap_lanes<R>;
     lr.from = h.pos.load(leaf);
     lr.end = h.end.load(leaf);
     lr.count = unsigned(kl::min<std::uint64_t>(h.chunk, lr.end - lr.from));
-    const unsigned lead = unsigned(lr.from % kl::warp_size());
-    for (unsigned q = 0; q < sort_policy::max_leaf_loads; ++q) {
-        const unsigned j0 = t - kl::lane_id() + q * threads;
-        if (j0 >= lead + lr.count) continue;
-        const unsigned j = warp_move_element(j0, lead, lr.count);
-        lr.keys[q] = in_keys.load(lr.from + j);
-        if constexpr (Pairs) lr.vals[q] = in_vals.load(lr.from + j);
+    lr.lead = unsigned(lr.from % lanes::warp());
+    const unsigned stop = lr.lead + lr.count;
+    const auto keys = thread_view(in_keys, lr.from - lr.lead, stop);
+    const auto vals = Pairs ? thread_view(in_vals, lr.from - lr.lead, stop) : in_vals;
+    for (unsigned q = 0; q < lanes::passes; ++q) {
+        const unsigned p = lanes::place(q);
+        if (p - kl::lane_id() >= stop) continue;  // the warp's pass is past the move
+        const bool on = p >= lr.lead && p < stop;
+        lr.keys[q] = keys.load_if(on, p - kl::thread_rank(), K{});
+        if constexpr (Pairs) lr.vals[q] = vals.load_if(on, p - kl::thread_rank(), V{});
     }
 }
 
@@ -200,20 +228,20 @@ AGPU_DEVICE void leaf_load(const heap_view<K, V, Pairs>& h, kl::gspan<const K> i
 // No barrier of its own: the ring's tail was emptied, and the leaf's state
 // read by every lane, before the path's previous barrier (heap_descend adds
 // one where the leaf's move is the path's first).
-template <class K, class V, bool Pairs>
+template <unsigned R, class K, class V, bool Pairs>
 AGPU_DEVICE void leaf_move(const heap_view<K, V, Pairs>& h, const leaf_read<K, V, Pairs>& lr, unsigned c, held to) {
-    const unsigned t = kl::thread_rank(), threads = kl::block_dim().x;
-    const unsigned lead = unsigned(lr.from % kl::warp_size()), tail = to.head + to.count;
-    for (unsigned q = 0; q < sort_policy::max_leaf_loads; ++q) {
-        const unsigned j0 = t - kl::lane_id() + q * threads;
-        if (j0 >= lead + lr.count) continue;
-        const unsigned j = warp_move_element(j0, lead, lr.count);
-        const unsigned at = h.at(c, tail, j);
-        h.keys.store(at, lr.keys[q]);
-        if constexpr (Pairs) h.vals.store(at, lr.vals[q]);
-        h.last.store_if(j0 + kl::lane_id() == lead + lr.count - 1, c, lr.keys[q]);
+    using lanes = heap_lanes<R>;
+    const unsigned stop = lr.lead + lr.count, tail = to.head + to.count - lr.lead;
+    for (unsigned q = 0; q < lanes::passes; ++q) {
+        const unsigned p = lanes::place(q);
+        if (p - kl::lane_id() >= stop) continue;
+        const bool on = p >= lr.lead && p < stop;
+        const unsigned at = h.at(c, tail, p);
+        h.keys.store_if(on, at, lr.keys[q]);
+        if constexpr (Pairs) h.vals.store_if(on, at, lr.vals[q]);
+        h.last.store_if(p == stop - 1, c, lr.keys[q]);
     }
-    if (t == 0) {
+    if (kl::thread_rank() == 0) {
         h.count.store(c, to.count + lr.count);
         h.pos.store(c, lr.from + lr.count);
         h.dry.store(c, lr.from + lr.count == lr.end ? 1u : 0u);
@@ -274,17 +302,22 @@ AGPU_DEVICE unsigned bitonic_merge(const heap_view<K, V, Pairs>& h, unsigned c, 
     const unsigned lane = kl::lane_id();
     const unsigned ca = 2 * c, cb = ca + 1, na = a_ring.count, nb = b_ring.count;
     const unsigned m = kl::min(chunk, na + nb);
-    unsigned from_a = 0;
+    unsigned taken = 0;
+    // i < na and j < nb, and the rings' slots, as one value per lane and a
+    // constant per q.
+    const int room_a = int(na) - int(lane), room_b = int(nb + lane) - int(chunk - 1);
+    const unsigned first_a = a_ring.head + lane, first_b = b_ring.head + chunk - 1 - lane;
     for (unsigned q = 0; q < R; ++q) {
-        const unsigned i = q * W + lane, j = chunk - 1 - i;
-        const bool in_a = i < na, in_b = j < nb;
-        const K xa = h.keys.load_if(in_a, h.at(ca, a_ring.head, i), key_order<K>::largest());
-        const K xb = h.keys.load_if(in_b, h.at(cb, b_ring.head, j), key_order<K>::largest());
+        const K xa = h.keys.load_if(room_a > int(q * W), h.at(ca, first_a, q * W), key_order<K>::largest());
+        const K xb = h.keys.load_if(room_b > -int(q * W), h.at(cb, first_b, 0u - q * W), key_order<K>::largest());
         kl::compute(1);
-        const bool take_a = in_a && (!in_b || !key_order<K>::less(xb, xa));
-        from_a += unsigned(kl::popc(kl::ballot(take_a)));
-        x[q] = take_a ? xa : xb;
+        taken += unsigned(kl::popc(kl::ballot(!key_order<K>::less(xb, xa))));
+        x[q] = key_min(xa, xb);
     }
+    // The pairs whose a element is at most its b element are a prefix of k;
+    // past na they pair an absent a with a b element equal to the largest key
+    // (or absent), which a's first na and b's first m − na give as well.
+    const unsigned from_a = kl::min(taken, na);
     for (unsigned r = R / 2; r > 0; r /= 2)
         for (unsigned q = 0; q < R; ++q)
             if ((q & r) == 0) {
@@ -301,9 +334,10 @@ AGPU_DEVICE unsigned bitonic_merge(const heap_view<K, V, Pairs>& h, unsigned c, 
             x[q] = upper ? key_max(x[q], y) : key_min(x[q], y);
         }
     }
-    K last = x[0];  // the node's new key: output m - 1, in lane (m - 1) mod W
-    for (unsigned q = 0; q < R; ++q)
-        if (q == (m - 1) / W) last = x[q];
+    K last = x[R - 1];  // the node's new key: output m - 1, in lane (m - 1) mod W (a full move: the last lane's last)
+    if (m < chunk)
+        for (unsigned q = 0; q + 1 < R; ++q)
+            if (q == (m - 1) / W) last = x[q];
     h.last.store_if(m > 0 && lane == (m - 1) % W, c, last);
     rings_taken(h, c, a_ring, b_ring, from_a, m, path_end);
     kl::sync_warp();
@@ -319,6 +353,7 @@ template <unsigned R, unsigned W, class K>
 AGPU_DEVICE void root_write(const K (&x)[R], unsigned m, std::uint64_t out, kl::gspan<K> out_keys) {
     const unsigned lane = kl::lane_id(), lead = unsigned(out % W);
     const unsigned from = (lane - lead) & (W - 1);  // the lane holding this lane's element
+    const auto to = thread_view(out_keys, out - lead, lead + m);
     for (unsigned g = 0; g <= R; ++g) {
         if (g * W >= lead + m) break;
         const K mine = x[g < R ? g : 0];
@@ -329,7 +364,7 @@ AGPU_DEVICE void root_write(const K (&x)[R], unsigned m, std::uint64_t out, kl::
             v = lane < lead ? lo : hi;
         }
         const unsigned p = g * W + lane;  // past out - lead
-        out_keys.store_if(p >= lead && p < lead + m, out - lead + p, v);
+        to.store_if(p >= lead && p < lead + m, g * W, v);
     }
 }
 
@@ -432,11 +467,11 @@ AGPU_DEVICE void heap_descend(const heap_view<K, V, Pairs>& h, kl::gspan<const K
         v = l + unsigned(right);
     }
     leaf_read<K, V, Pairs> lr;
-    if (v >= h.d) leaf_load(h, in_keys, in_vals, v, lr);
+    if (v >= h.d) leaf_load<R>(h, in_keys, in_vals, v, lr);
     for (unsigned q = 0;; ++q) {
         if (c >= h.d) {
             if (q == 0) kl::sync_threads();  // every lane has read the leaf's state before it changes
-            leaf_move(h, lr, c, to);
+            leaf_move<R>(h, lr, c, to);
             break;
         }
         held rings[2] = {{h.count.load(2 * c), h.head.load(2 * c)}, {h.count.load(2 * c + 1), h.head.load(2 * c + 1)}};
@@ -464,6 +499,14 @@ AGPU_DEVICE void heap_refill(const heap_view<K, V, Pairs>& h, kl::gspan<const K>
     if (dry_l && dry_r) return;
     const bool right = dry_l || (!dry_r && key_order<K>::less(h.last.load(r), h.last.load(l)));
     heap_descend<R>(h, in_keys, in_vals, l + unsigned(right), right ? rings[1] : rings[0], hand);
+}
+
+// The root's stage copied out by whole warps (the merge path's moves): the
+// element of the move this lane stores in the warp's pass from j0 (the move's
+// `count` elements lie `lead` past a b-aligned position): its own, or outside
+// the move the nearest one's again (the same sector and word: no cost).
+AGPU_DEVICE unsigned warp_move_element(unsigned j0, unsigned lead, unsigned count) {
+    return kl::min(kl::max(j0 + kl::lane_id(), lead), lead + count - 1) - lead;
 }
 
 // The first element of run r of group g (clamped to n).

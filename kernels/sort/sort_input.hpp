@@ -3,7 +3,9 @@
 //
 // Kinds: random (uniform over every bit pattern: for float every value,
 // NaNs, infinities, -0.0 and denormals included), sorted, reverse (sorted
-// descending), equal (one value n times), few (16 distinct values). Values,
+// descending), equal (one value n times), few (16 distinct values),
+// extremes (16 distinct values, two of them the smallest and the largest key
+// in the key order: the keys the merges pad absent elements with). Values,
 // for key-value sorts, are the input positions, so a stable sort's output is
 // unique.
 #pragma once
@@ -25,7 +27,7 @@
 namespace agpu::kernels::sort {
 
 inline const std::vector<std::string>& input_kinds() {
-    static const std::vector<std::string> kinds{"random", "sorted", "reverse", "equal", "few"};
+    static const std::vector<std::string> kinds{"random", "sorted", "reverse", "equal", "few", "extremes"};
     return kinds;
 }
 
@@ -53,10 +55,15 @@ std::vector<K> sort_input(std::uint64_t n, std::uint64_t seed, const std::string
         std::fill(v.begin(), v.end(), std::bit_cast<K>(bits[0]));
         return v;
     }
-    if (kind == "few") {
-        const auto pick_values = random_values<std::uint32_t>(n, seed + 1, 0, std::uint32_t(bits.size() - 1));
+    if (kind == "few" || kind == "extremes") {
+        std::vector<U> values(bits.begin(), bits.end());  // at most 16
+        if (kind == "extremes") {  // two of them the smallest and the largest key (what the merges pad with)
+            values[0] = std::is_same_v<K, float> ? ~U(0) : U(0);  // float: −NaN, every payload bit set
+            if (values.size() > 1) values[1] = std::bit_cast<U>(key_order<K>::largest());
+        }
+        const auto pick_values = random_values<std::uint32_t>(n, seed + 1, 0, std::uint32_t(values.size() - 1));
         const auto& pick = *pick_values;
-        for (std::uint64_t i = 0; i < n; ++i) v[i] = std::bit_cast<K>(bits[pick[i]]);
+        for (std::uint64_t i = 0; i < n; ++i) v[i] = std::bit_cast<K>(values[pick[i]]);
         return v;
     }
     const auto all_values = random_values<U>(n, seed, U(0), ~U(0));

@@ -362,22 +362,26 @@ struct moves_tally {
     }
 
     // One move of n elements at element p: a leaf's read (global loads, then
-    // the stores into slot 0) or the root's write (loads from its slot, then
-    // global stores); a lane outside the move takes its nearest element.
+    // the stores into slot 0, by the lanes on the move's elements only) or the
+    // root's write (the merge path: loads from its stage, then global stores,
+    // a lane outside the move taking its nearest element; bitonic moves: from
+    // registers, by the lanes on the move's elements).
     void move(bool read, std::uint64_t p, std::uint64_t n) {
         const std::uint64_t b = m.b, lead = p % b;
-        std::vector<std::uint64_t> words(b);
+        std::vector<std::uint64_t> words(b), on;
         for (std::uint64_t w = 0; w < threads / b; ++w)
             for (std::uint64_t j0 = w * b; j0 < lead + n; j0 += threads) {
                 const std::uint64_t lo = std::max(j0, lead) - lead, hi = std::min(j0 + b - 1, lead + n - 1) - lead;
+                on.clear();
                 for (std::uint64_t l = 0; l < b; ++l) {
                     const auto word = unsigned(std::clamp(j0 + l, lead, lead + n - 1) - lead);
                     words[l] = items > 0 ? word : padded(word);
+                    if (j0 + l >= lead && j0 + l < lead + n) on.push_back(words[l]);
                 }
                 for (int k = 0; k < (pairs ? 2 : 1); ++k) {
                     if (read) {
-                        global(true, p + lo, p + hi, 4, b);
-                        shared(false, words);
+                        global(true, p + lo, p + hi, 4, hi - lo + 1);
+                        shared(false, on);
                     } else if (items > 0) {  // from registers: a shuffle from each register the warp-store spans
                         if (lead > 0) collectives((j0 / b < items ? 1 : 0) + (j0 > 0 ? 1 : 0));
                         global(false, p + lo, p + hi, 4, hi - lo + 1);

@@ -87,6 +87,14 @@ TEST(SortCorrect, MultiwayShapes) {
     for (const char* chunk : {"32", "128", "256"})
         for (const char* dev : {"h100", "h100-b64"})
             expect_sorted(dev, "sort/multiway", 9001, {"values=1", "tile=512", std::string("chunk=") + chunk, "d=8"});
+    // Keys alone move by the bitonic network (R = 2, 4, 8 outputs per lane): many keys equal to the largest one,
+    // which the network also pads a ring's absent elements with, over sizes whose last moves are partial.
+    for (const char* chunk : {"64", "128", "256"})
+        for (const char* type : {"u32", "float"})
+            for (std::uint64_t n : {std::uint64_t(4097), std::uint64_t(9001)})
+                expect_sorted("h100", "sort/multiway", n,
+                              {std::string("type=") + type, "values=0", "input=extremes", "tile=256",
+                               std::string("chunk=") + chunk, "d=4"});
     // Several warps per heap (a move's outputs shared by more lanes; a leaf's read by more warps).
     for (const char* warps : {"2", "8"})
         for (const char* dev : {"h100", "geforce-gtx280"})
