@@ -78,7 +78,7 @@ time_vector time_features(const counts& c, const device& d, std::uint64_t footpr
     f[std::size_t(time_term::dram)] = dram * sector_bytes / (d.hw.mem_bandwidth_gbs * 1e9);
     f[std::size_t(time_term::l2)] = std::max(0.0, sectors - dram) / sm_clocks_hz;  // streamed atoms: none
     f[std::size_t(time_term::step)] = steps / clock_hz;
-    f[std::size_t(time_term::shared)] = double(c[counter::shared_wavefronts]) / sm_clocks_hz;
+    f[std::size_t(time_term::shared)] = double(c[counter::bank_conflicts]) / sm_clocks_hz;
     const double launches = double(std::max<std::uint64_t>(c[counter::launches], 1));
     const double underfilled = std::max(0.0, 1 - double(c[counter::threads]) / launches / double(d.agpu.b));
     f[std::size_t(time_term::latency)] = steps * underfilled / clock_hz;
@@ -151,9 +151,9 @@ time_fit fit_from_json(const json& j, const std::string& where) {
     if (version > fit_schema_version)
         throw input_error(where + ": field schema", "\"" + schema + "\" is newer than this agpu reads (" +
                                                        fit_schema + "); use a newer agpu or refit");
-    if (version < 2)
+    if (version < fit_schema_version)
         throw input_error(where + ": field schema", "\"" + schema + "\" is an older time model than this agpu's (" +
-                                                       "agpu.fit/2 and later: L2 and shared terms); refit with agpu fit");
+                                                       fit_schema + ": shared term on bank conflicts); refit with agpu fit");
     time_fit f;
     f.source = where;
     f.device = text_field(j, "device", where);
@@ -180,10 +180,6 @@ time_fit fit_from_json(const json& j, const std::string& where) {
     }
     for (const auto& t : time_term_table) {
         const std::string field = where + ": field constants." + std::string(t.name);
-        // Version 2 predates the latency terms of DRAM and L2: without them
-        // its predictions are the ones it was fitted for.
-        const bool added_in_3 = t.id == time_term::dram_latency || t.id == time_term::l2_latency;
-        if (version == 2 && added_in_3 && !c.contains(t.name)) continue;
         if (!c.contains(t.name)) throw input_error(field, "is required");
         if (!c.at(t.name).is_number()) throw input_error(field, "must be a number");
         const double v = c.at(t.name).get<double>();

@@ -34,7 +34,8 @@ TEST(TimeModel, FeaturesUseTheDevicesFigures) {
     counts c = launched(2, 2 * 1024);
     c[counter::time_steps] = 1980;
     c[counter::global_sectors] = 1000;
-    c[counter::shared_wavefronts] = 132 * 10;
+    c[counter::shared_wavefronts] = 132 * 40;
+    c[counter::bank_conflicts] = 132 * 10;  // the shared term prices the replays only
     const auto f = time_features(c, h100, 0);
     const double sm_clocks = sm_clocks_hz(h100);
     EXPECT_DOUBLE_EQ(f[std::size_t(time_term::launch)], 2 * h100.hw.launch_overhead_us * 1e-6);
@@ -177,23 +178,37 @@ TEST(TimeModel, FitJsonRoundTrip) {
     EXPECT_EQ(g.commit, f.commit);
     EXPECT_EQ(g.datasets, f.datasets);
     EXPECT_EQ(g.quality, f.quality);
-    EXPECT_EQ(fit_to_json(f)["schema"], "agpu.fit/3");
+    EXPECT_EQ(fit_to_json(f)["schema"], "agpu.fit/4");
 }
 
-// A version 2 file predates the DRAM and L2 latency terms: it is read with
-// both 0 (the model it was fitted with); version 3 requires them.
-TEST(TimeModel, Version2FitsReadWithoutTheLatencyTermsOfDramAndL2) {
+// A conflict-free shared access is a step like any other; only the
+// wavefronts a bank conflict replays add the shared pipeline's clocks
+// (micro/shared-stride: stride 1 conflict-free, stride 32 32 replays a load).
+TEST(TimeModel, SharedTermPricesBankConflictsOnly) {
+    const auto& h100 = resolve_device("h100");
+    counts c = launched(1, 1 << 20);
+    c[counter::time_steps] = 1000;
+    c[counter::shared_wavefronts] = 1 << 15;
+    EXPECT_EQ(time_features(c, h100, 0)[std::size_t(time_term::shared)], 0);
+    c[counter::shared_wavefronts] = 33 << 15;
+    c[counter::bank_conflicts] = 32 << 15;
+    EXPECT_DOUBLE_EQ(time_features(c, h100, 0)[std::size_t(time_term::shared)], double(32 << 15) / sm_clocks_hz(h100));
+}
+
+// Versions 2 and 3 priced every shared wavefront: their constants do not
+// carry over, so they are refused like version 1.
+TEST(TimeModel, OlderFitsAreRefused) {
     time_fit f;
-    f.constants = {1.5, 0.8, 1.3, 0.5, 0.6, 90, 650, 270, 1.25};
     f.device = "h100";
     f.date = "2026";
     auto j = fit_to_json(f);
-    j["constants"].erase("dram_latency");
-    EXPECT_EQ(error_of([&] { fit_from_json(j, "f.json"); }), "f.json: field constants.dram_latency: is required");
-    j["constants"].erase("l2_latency");
-    j["schema"] = "agpu.fit/2";
-    const auto g = fit_from_json(j, "f.json");
-    EXPECT_EQ(g.constants, (time_vector{1.5, 0.8, 1.3, 0.5, 0.6, 90, 0, 0, 1.25}));
+    for (const char* old : {"agpu.fit/2", "agpu.fit/3"}) {
+        j["schema"] = old;
+        EXPECT_EQ(error_of([&] { fit_from_json(j, "f.json"); }),
+                  std::string("f.json: field schema: \"") + old +
+                      "\" is an older time model than this agpu's (agpu.fit/4: shared term on bank conflicts); refit "
+                      "with agpu fit");
+    }
 }
 
 // A one-thread launch waits for every DRAM atom it misses and for every
@@ -231,12 +246,12 @@ TEST(TimeModel, FitFileErrorsNameFieldAndRule) {
         change(j);
         return error_of([&] { fit_from_json(j, "f.json"); });
     };
-    EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/4"; }),
-              "f.json: field schema: \"agpu.fit/4\" is newer than this agpu reads (agpu.fit/3); use a newer agpu or refit");
+    EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/5"; }),
+              "f.json: field schema: \"agpu.fit/5\" is newer than this agpu reads (agpu.fit/4); use a newer agpu or refit");
     EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/1"; }),
-              "f.json: field schema: \"agpu.fit/1\" is an older time model than this agpu's (agpu.fit/2 and "
-              "later: L2 and shared terms); refit with agpu fit");
-    EXPECT_EQ(with([](auto& j) { j["schema"] = "other/1"; }), "f.json: field schema: must be agpu.fit/3, got \"other/1\"");
+              "f.json: field schema: \"agpu.fit/1\" is an older time model than this agpu's (agpu.fit/4: shared term "
+              "on bank conflicts); refit with agpu fit");
+    EXPECT_EQ(with([](auto& j) { j["schema"] = "other/1"; }), "f.json: field schema: must be agpu.fit/4, got \"other/1\"");
     EXPECT_EQ(with([](auto& j) { j.erase("schema"); }), "f.json: field schema: is required");
     EXPECT_EQ(with([](auto& j) { j["constants"]["dram"] = -1; }),
               "f.json: field constants.dram: must be finite and non-negative, got -1");

@@ -54,6 +54,7 @@ TEST(Fit, RecoversTheL2AndSharedConstantsFromCounts) {
         c[model::counter::threads] = i % 5 == 0 ? c[model::counter::launches] : draw(1e4, 1e8);
         c[model::counter::time_steps] = draw(1e3, 1e7);
         c[model::counter::shared_wavefronts] = draw(1e4, 1e9);
+        c[model::counter::bank_conflicts] = draw(0, double(c[model::counter::shared_wavefronts]));
         c[model::counter::global_sectors] = draw(1e5, 1e9);
         c[model::counter::global_atomic_sectors] = i % 3 == 0 ? draw(1e3, 1e6) : 0;
         s.footprint_bytes = i % 2 ? draw(1e5, 4e7) : draw(1e8, 1e10);
