@@ -130,6 +130,8 @@ plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s) {
             ps.per_run = std::max<std::uint64_t>(1, pow2_ceil(2 * ps.parts));
             auto bytes = [&](std::uint64_t per) { return align16(ps.d * per * s.key_bytes) + align16(ps.d * per * 4); };
             while (ps.per_run > 1 && (ps.d * ps.per_run > 8192 || bytes(ps.per_run) > m.shared_bytes())) ps.per_run /= 2;
+            // At most one pivot per d samples (sort_plan.hpp): where the cap above leaves fewer.
+            if (s.parts == 0) ps.parts = std::min(ps.parts, ps.per_run);
             ps.splits_bytes = bytes(ps.per_run);
             if (ps.splits_bytes > m.shared_bytes())
                 throw input_error("option --set d", s.key + ": the pivot samples " + bytes_rule(ps.splits_bytes, m));

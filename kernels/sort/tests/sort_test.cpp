@@ -202,8 +202,9 @@ TEST(SortPlan, DFromMAndPhases) {
     namespace plan = model::sort_plan;
     // 2^28 u32 keys on the H100, the defaults (tile 1024, chunk 128): d = 4, the largest whose heap (a ring of
     // 2C per child) fits in M/16 (16 heaps, one warp each, share an MP): 2^18 tiles take 9 passes; the first
-    // with groups >= 4x the heaps the MPs hold at once (no splits), the last one group split into that many
-    // ranges.
+    // with groups >= 4x the heaps the MPs hold at once (no splits), the last one group split into as many
+    // ranges as it has samples of a run (8192 samples in all: 2048 of each of its 4 runs; one pivot per 4
+    // samples), fewer than 4x the heaps; a split pass with samples enough takes the 4x.
     const auto pl =
         plan::make_plan(h100, std::uint64_t(1) << 28, plan::shape_of("sort/multiway", model::parse_params(a.spec, {})));
     ASSERT_EQ(pl.passes.size(), 9u);
@@ -215,7 +216,15 @@ TEST(SortPlan, DFromMAndPhases) {
     EXPECT_EQ(first.parts, 1u);
     EXPECT_GE(first.groups, plan::waves * first.resident);
     EXPECT_EQ(pl.passes.back().groups, 1u);
-    EXPECT_EQ(pl.passes.back().parts, plan::waves * first.resident);
+    const auto& last = pl.passes.back();
+    EXPECT_EQ(last.per_run, 8192u / last.d);
+    EXPECT_LT(last.per_run, plan::waves * first.resident);
+    EXPECT_EQ(last.parts, last.per_run);
+    bool quadruple = false;  // some split pass of several groups takes exactly the 4x (its samples allow it)
+    for (const auto& ps : pl.passes)
+        if (ps.parts > 1 && ps.groups > 1 && ps.parts * ps.groups >= plan::waves * ps.resident && ps.parts <= ps.per_run)
+            quadruple = true;
+    EXPECT_TRUE(quadruple);
     EXPECT_EQ(plan::merge_threads(h100, 1), 32u);
     EXPECT_EQ(plan::merge_threads(h100, 4), 128u);
     EXPECT_EQ(plan::merge_threads(device("h100-b64").agpu, 2), 128u);
