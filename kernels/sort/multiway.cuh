@@ -218,8 +218,8 @@ AGPU_DEVICE void leaf_load(const heap_view<K, V, Pairs>& h, kl::gspan<const K> i
         const unsigned p = lanes::place(q);
         if (p - kl::lane_id() >= stop) continue;  // the warp's pass is past the move
         const bool on = p >= lr.lead && p < stop;
-        lr.keys[q] = keys.load_if(on, p - kl::thread_rank(), K{});
-        if constexpr (Pairs) lr.vals[q] = vals.load_if(on, p - kl::thread_rank(), V{});
+        lr.keys[q] = keys.load_if(on, q * lanes::threads(), K{});
+        if constexpr (Pairs) lr.vals[q] = vals.load_if(on, q * lanes::threads(), V{});
     }
 }
 
@@ -314,9 +314,10 @@ AGPU_DEVICE unsigned bitonic_merge(const heap_view<K, V, Pairs>& h, unsigned c, 
         taken += unsigned(kl::popc(kl::ballot(!key_order<K>::less(xb, xa))));
         x[q] = key_min(xa, xb);
     }
-    // The pairs whose a element is at most its b element are a prefix of k;
-    // past na they pair an absent a with a b element equal to the largest key
-    // (or absent), which a's first na and b's first m − na give as well.
+    // The pairs whose a element is at most its b element are the first
+    // `taken`; those past na pair an absent a with a b element that is the
+    // largest key (or absent), so a's first min(taken, na) elements and b's
+    // first m minus that are the same keys.
     const unsigned from_a = kl::min(taken, na);
     for (unsigned r = R / 2; r > 0; r /= 2)
         for (unsigned q = 0; q < R; ++q)
