@@ -183,6 +183,11 @@ struct heap_lanes {
     // Where this lane's element of warp-pass q lies past the move's b-aligned
     // start (the move starts `lead` past it).
     AGPU_DEVICE static unsigned place(unsigned q) { return kl::thread_rank() + q * threads(); }
+    // Whether the warp's pass starting at p (this lane's place) is past a
+    // move ending at `stop` (all its lanes skip it), and whether this lane's
+    // element is one of the move's [lead, stop).
+    AGPU_DEVICE static bool past(unsigned p, unsigned stop) { return p - kl::lane_id() >= stop; }
+    AGPU_DEVICE static bool on(unsigned p, unsigned lead, unsigned stop) { return p >= lead && p < stop; }
 };
 
 // Elements [from + t, from + count) of span `s` for thread t of the block (none
@@ -216,8 +221,8 @@ AGPU_DEVICE void leaf_load(const heap_view<K, V, Pairs>& h, kl::gspan<const K> i
     const auto vals = Pairs ? thread_view(in_vals, lr.from - lr.lead, stop) : in_vals;
     for (unsigned q = 0; q < lanes::passes; ++q) {
         const unsigned p = lanes::place(q);
-        if (p - kl::lane_id() >= stop) continue;  // the warp's pass is past the move
-        const bool on = p >= lr.lead && p < stop;
+        if (lanes::past(p, stop)) continue;
+        const bool on = lanes::on(p, lr.lead, stop);
         lr.keys[q] = keys.load_if(on, q * lanes::threads(), K{});
         if constexpr (Pairs) lr.vals[q] = vals.load_if(on, q * lanes::threads(), V{});
     }
@@ -234,8 +239,8 @@ AGPU_DEVICE void leaf_move(const heap_view<K, V, Pairs>& h, const leaf_read<K, V
     const unsigned stop = lr.lead + lr.count, tail = to.head + to.count - lr.lead;
     for (unsigned q = 0; q < lanes::passes; ++q) {
         const unsigned p = lanes::place(q);
-        if (p - kl::lane_id() >= stop) continue;
-        const bool on = p >= lr.lead && p < stop;
+        if (lanes::past(p, stop)) continue;
+        const bool on = lanes::on(p, lr.lead, stop);
         const unsigned at = h.at(c, tail, p);
         h.keys.store_if(on, at, lr.keys[q]);
         if constexpr (Pairs) h.vals.store_if(on, at, lr.vals[q]);
