@@ -69,6 +69,17 @@ struct key_order<float> {
     AGPU_HOST_DEVICE static float largest() { return std::bit_cast<float>(0x7fffffffu); }  // +NaN, every payload bit set
 };
 
+// The smaller and the larger of two keys in key_order (integer keys: one
+// min or max instruction each).
+template <class K>
+AGPU_DEVICE K key_min(K x, K y) {
+    return key_order<K>::less(y, x) ? y : x;
+}
+template <class K>
+AGPU_DEVICE K key_max(K x, K y) {
+    return key_order<K>::less(y, x) ? x : y;
+}
+
 // Merge path (co-rank): how many of A's elements are among the first `diag`
 // outputs of the stable merge of A[0, a_len) and B[0, b_len), where
 // b_first(j, i) says B[j] goes before A[i]. A binary search: about
