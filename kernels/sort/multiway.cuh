@@ -253,17 +253,6 @@ AGPU_DEVICE void leaf_move(const heap_view<K, V, Pairs>& h, const leaf_read<K, V
     }
 }
 
-// The smaller and the larger of two keys in key_order (integer keys: one
-// min or max instruction each).
-template <class K>
-AGPU_DEVICE K key_min(K x, K y) {
-    return key_order<K>::less(y, x) ? y : x;
-}
-template <class K>
-AGPU_DEVICE K key_max(K x, K y) {
-    return key_order<K>::less(y, x) ? x : y;
-}
-
 // After node c's move took m elements, from_a of them from its ring 2c (a)
 // and the rest from 2c + 1 (b): both rings' state in every lane's registers
 // and in shared memory (thread 0), and c dry where `path_end` and nothing is

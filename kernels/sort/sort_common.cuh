@@ -1,6 +1,7 @@
 // What the sort family's kernels share: the key orders, the on-chip bitonic
-// network, the merge path (co-rank search and serial merge), and the
-// basic-block sort (phase 1 of sort/multiway, sort/pairwise and sort/bitonic).
+// networks (in shared memory, and a warp's in registers), the merge path
+// (co-rank search and serial merge), and the basic-block sort (phase 1 of
+// sort/multiway, sort/pairwise and sort/bitonic).
 //
 // Key order: unsigned integers by value; float by IEEE 754 totalOrder, i.e. by
 // its bit pattern mapped to an unsigned integer (sign bit set: all bits
@@ -11,15 +12,19 @@
 //
 // block_sort: each thread block loads one tile of `tile` elements (a power of
 // two; positions past n are padded with the largest key, which a stable sort
-// leaves after every real one), each of its T threads sorts E = tile/T
-// consecutive elements in registers (odd-even transposition: stable), then
-// log2(T) rounds merge pairs of sorted runs in shared memory, each thread
-// finding its E outputs on the merge path (co-rank binary search) and merging
-// them in registers; keys carry their positions (key-value sorts: the values
-// are gathered through them at the end). AGPU cost per tile: one coalesced
-// read and write of the tile (I/O 2·tile·s/(4b) blocks for s-byte keys),
-// O(E² + log2(T)·(E + log2 tile)) steps per thread; shared about
-// tile·(s + 4 (+ 4)) bytes.
+// leaves after every real one), each of its T threads takes E = tile/T
+// consecutive elements into registers, and rounds merge pairs of sorted runs
+// in shared memory, each thread finding its E outputs on the merge path
+// (co-rank binary search) and merging them in registers. Keys alone on warps
+// of W = 32 lanes: each warp first sorts its W·E consecutive elements by a
+// bitonic network in registers and shuffles (warp_bitonic_sort), so log2(T/W)
+// rounds remain; pairs (stable) and other machines: each thread sorts its E
+// by odd-even transposition (stable), then log2(T) rounds, keys carrying their
+// positions (the values are gathered through them at the end). AGPU cost per
+// tile: one coalesced read and write of the tile (I/O 2·tile·s/(4b) blocks
+// for s-byte keys); steps per thread O(E·log²(W·E) + log2(T/W)·(E + log2
+// tile)) with the network, O(E² + log2(T)·(E + log2 tile)) without; shared
+// about tile·(s + 4 (+ 4)) bytes.
 #pragma once
 
 #include <bit>
@@ -68,6 +73,17 @@ struct key_order<float> {
     AGPU_HOST_DEVICE static bool less(float a, float b) { return ordered(a) < ordered(b); }
     AGPU_HOST_DEVICE static float largest() { return std::bit_cast<float>(0x7fffffffu); }  // +NaN, every payload bit set
 };
+
+// The smaller and the larger of two keys in key_order (integer keys: one
+// min or max instruction each).
+template <class K>
+AGPU_DEVICE K key_min(K x, K y) {
+    return key_order<K>::less(y, x) ? y : x;
+}
+template <class K>
+AGPU_DEVICE K key_max(K x, K y) {
+    return key_order<K>::less(y, x) ? x : y;
+}
 
 // Merge path (co-rank): how many of A's elements are among the first `diag`
 // outputs of the stable merge of A[0, a_len) and B[0, b_len), where
@@ -195,11 +211,64 @@ struct tagged_key {
     unsigned tag;
 };
 
-// Phase 1: tile b of in sorted into out (stable for key-value pairs).
-template <class K, class V, bool Pairs>
+// Keys alone: sorts the W·R elements of a warp of W lanes, element e = lane·R
+// + q in x[q] of its lane (each thread's R consecutive elements), by Batcher's
+// bitonic network in the form whose compare-exchanges all put the smaller at
+// the lower position: stage k = 2, 4, ..., W·R merges sorted runs of k/2 into
+// runs of k, pairing e first with e ^ (k − 1) (the mirror: the two runs become
+// one bitonic sequence), then with e ^ j for j = k/4, ..., 1 (half-cleaners).
+// A distance below R pairs two registers of a lane (a min and a max); from R
+// on it pairs lane l with lane l ^ (j/R) (the mirror: l ^ (k/R − 1), register
+// q with R − 1 − q), one shuffle a register, the lower lane keeping the
+// smaller. A distance 2^i takes part in every stage above i, so giving the
+// lane bits of e the highest positions makes the fewest steps cross lanes:
+// 5 + 4 + 3 + 2 + 1 = 15 steps of R shuffles, and log2 R·(log2 R + 1)/2 +
+// 5·log2 R steps of R/2 compare-exchanges (R = 16: 240 shuffles and 240
+// compare-exchanges a lane). Not stable: equal keys are equal bit patterns,
+// so their order does not show (the heap's bitonic moves rely on the same).
+// One step per instantiation (stage Stage, distance J; called as
+// warp_bitonic_sort<R, W>(x)), so every register index is a constant and x
+// stays in registers; x may hold more than R registers (the first R are
+// sorted).
+template <unsigned R, unsigned W, unsigned Stage = 2, unsigned J = 1, class K, unsigned N>
+AGPU_DEVICE void warp_bitonic_sort(K (&x)[N]) {
+    static_assert(R > 0 && R <= N && (R & (R - 1)) == 0, "R registers of x, a power of two");
+    constexpr bool mirror = J == Stage / 2;
+    if constexpr (J >= R) {
+        constexpr unsigned partner = mirror ? Stage / R - 1 : J / R;
+        const bool upper = (kl::lane_id() & (J / R)) != 0;
+        K y[R];
+        for (unsigned q = 0; q < R; ++q) y[q] = kl::shfl_xor(x[mirror ? R - 1 - q : q], int(partner));
+        for (unsigned q = 0; q < R; ++q) {  // the smaller in the lower lane, the larger in the upper one
+            kl::compute(1);
+            if (key_order<K>::less(y[q], x[q]) != upper) x[q] = y[q];
+        }
+    } else {
+        for (unsigned q = 0; q < R; ++q)
+            if ((q & J) == 0) {
+                const unsigned p = mirror ? q ^ (Stage - 1) : q + J;
+                kl::compute(1);
+                const K lo = key_min(x[q], x[p]), hi = key_max(x[q], x[p]);
+                x[q] = lo;
+                x[p] = hi;
+            }
+    }
+    if constexpr (J > 1) warp_bitonic_sort<R, W, Stage, J / 2>(x);
+    else if constexpr (Stage < R * W) warp_bitonic_sort<R, W, 2 * Stage, Stage>(x);
+}
+
+// Phase 1: tile b of in sorted into out. R = 0: stable (key-value pairs; keys
+// on machines whose warp is not sort_policy::bitonic_lanes), each thread's E
+// elements sorted by odd-even transposition, then log2(T) rounds. R = E
+// (keys alone, warps of bitonic_lanes; sort_plan::block_network_items): each
+// warp's elements sorted by warp_bitonic_sort, then log2(T/W) rounds. The
+// global and shared accesses around the sort are the same either way.
+template <class K, class V, bool Pairs, unsigned R>
 AGPU_KERNEL void block_sort(kl::gspan<const K> in_keys, kl::gspan<const V> in_vals, kl::gspan<K> out_keys,
                             kl::gspan<V> out_vals, std::uint64_t n, unsigned tile) {
-    const unsigned t = kl::thread_rank(), threads = kl::block_dim().x, items = tile / threads;
+    static_assert(R == 0 || !Pairs, "the warp network is not stable: keys alone");
+    constexpr unsigned W = sort_policy::bitonic_lanes, unrolled = R > 0 ? R : sort_policy::max_items;
+    const unsigned t = kl::thread_rank(), threads = kl::block_dim().x, items = R > 0 ? R : tile / threads;
     const std::uint64_t tags_at = align16(std::uint64_t(padded(tile)) * sizeof(K)),
                         vals_at = tags_at + align16(std::uint64_t(padded(tile)) * 4);
     const kl::sspan<K> keys = kl::dynamic_shared<K>().subspan(0, padded(tile));
@@ -212,34 +281,39 @@ AGPU_KERNEL void block_sort(kl::gspan<const K> in_keys, kl::gspan<const V> in_va
         for (unsigned i = t; i < valid; i += threads) vals.store(i, in_vals.load(base + i));
     }
     kl::sync_threads();
-    // This thread's E consecutive elements, sorted in registers (adjacent
-    // exchanges only where strictly smaller: stable).
+    // This thread's E consecutive elements, sorted in registers: by the warp's
+    // network, or on their own (adjacent exchanges only where strictly
+    // smaller: stable).
     K rk[sort_policy::max_items];
     unsigned rt[sort_policy::max_items];
-    for (unsigned q = 0; q < sort_policy::max_items; ++q) {
+    for (unsigned q = 0; q < unrolled; ++q) {
         if (q >= items) continue;
         rk[q] = keys.load(padded(t * items + q));
         rt[q] = t * items + q;
     }
-    for (unsigned round = 0; round < sort_policy::max_items; ++round)
-        for (unsigned q = round % 2; q + 1 < sort_policy::max_items; q += 2) {
-            if (round >= items || q + 1 >= items) continue;
-            kl::compute(1);
-            if (key_order<K>::less(rk[q + 1], rk[q])) {
-                const K k = rk[q];
-                rk[q] = rk[q + 1];
-                rk[q + 1] = k;
-                const unsigned g = rt[q];
-                rt[q] = rt[q + 1];
-                rt[q + 1] = g;
+    if constexpr (R > 0) {
+        warp_bitonic_sort<R, W>(rk);
+    } else {
+        for (unsigned round = 0; round < unrolled; ++round)
+            for (unsigned q = round % 2; q + 1 < unrolled; q += 2) {
+                if (round >= items || q + 1 >= items) continue;
+                kl::compute(1);
+                if (key_order<K>::less(rk[q + 1], rk[q])) {
+                    const K k = rk[q];
+                    rk[q] = rk[q + 1];
+                    rk[q + 1] = k;
+                    const unsigned g = rt[q];
+                    rt[q] = rt[q + 1];
+                    rt[q + 1] = g;
+                }
             }
-        }
+    }
     // Rounds: runs of `width` elements merged pairwise, each thread taking E
     // outputs; the registers go to shared memory before each round and after
     // the last.
-    for (unsigned width = items;; width *= 2) {
+    for (unsigned width = R > 0 ? W * R : items;; width *= 2) {
         kl::sync_threads();
-        for (unsigned q = 0; q < sort_policy::max_items; ++q) {
+        for (unsigned q = 0; q < unrolled; ++q) {
             if (q >= items) continue;
             keys.store(padded(t * items + q), rk[q]);
             if constexpr (Pairs) tags.store(padded(t * items + q), rt[q]);
@@ -267,6 +341,21 @@ AGPU_KERNEL void block_sort(kl::gspan<const K> in_keys, kl::gspan<const V> in_va
         const kl::sspan<V> vals = kl::dynamic_shared<V>().subspan(vals_at / sizeof(V), tile);
         for (unsigned i = t; i < valid; i += threads) out_vals.store(base + i, vals.load(tags.load(padded(i))));
     }
+}
+
+// The block_sort kernel whose warps sort `items` elements per thread by the
+// network (sort_plan::block_network_items: 1, 2, 4, 8 or 16), or 0: the
+// stable one.
+template <class K, class V, bool Pairs>
+auto block_sort_kernel(std::uint64_t items) {
+    if constexpr (!Pairs) {
+        if (items == 16) return block_sort<K, V, Pairs, 16>;
+        if (items == 8) return block_sort<K, V, Pairs, 8>;
+        if (items == 4) return block_sort<K, V, Pairs, 4>;
+        if (items == 2) return block_sort<K, V, Pairs, 2>;
+        if (items == 1) return block_sort<K, V, Pairs, 1>;
+    }
+    return block_sort<K, V, Pairs, 0>;
 }
 
 }  // namespace agpu::kernels::sort

@@ -98,7 +98,8 @@ inline merge_shape pass_shape(std::uint64_t n, const plan_ns::merge_pass& ps, co
 template <class Exec, class K, class V, bool Pairs>
 void launch_block_sort(Exec& ex, const plan_ns::plan& pl, const plan_ns::sort_shape& shape, kl::gspan<const K> keys,
                        kl::gspan<const V> vals, sorted_spans<K, V> out) {
-    ex.launch("block_sort", block_sort<K, V, Pairs>, {static_cast<unsigned>(pl.tiles)}, {sort_policy::threads},
+    ex.launch("block_sort", block_sort_kernel<K, V, Pairs>(plan_ns::block_network_items(ex.machine(), shape)),
+              {static_cast<unsigned>(pl.tiles)}, {sort_policy::threads},
               pl.tile_bytes, keys, vals, out.keys, out.vals, pl.n, static_cast<unsigned>(shape.tile));
 }
 
@@ -182,7 +183,8 @@ kl::gspan<K> bitonic_sort(Exec& ex, kl::gspan<const K> keys, std::uint64_t n, co
     const unsigned threads = sort_policy::threads, tile = static_cast<unsigned>(shape.tile);
     auto a = ex.template alloc<K>(n);
     if (n == 0) return a;
-    ex.launch("block_sort", block_sort<K, std::uint32_t, false>, {static_cast<unsigned>(pl.tiles)}, {threads},
+    ex.launch("block_sort", block_sort_kernel<K, std::uint32_t, false>(plan_ns::block_network_items(ex.machine(), shape)),
+              {static_cast<unsigned>(pl.tiles)}, {threads},
               pl.tile_bytes, keys, kl::gspan<const std::uint32_t>{}, a, kl::gspan<std::uint32_t>{}, n, tile);
     if (n <= tile) return a;
     const std::uint64_t big = std::uint64_t(1) << std::bit_width(n - 1), pairs = big / 2;

@@ -109,7 +109,7 @@ inline double synthesized_lanes(const model::machine& m, const std::string& key,
     const auto pl = plan_ns::make_plan(m, n, shape);
     if (plan_ns::merge_sort_lanes(m, pl, shape) <= P::synthesize_lanes) return 0;
     double lanes = double(std::min<std::uint64_t>(pl.tiles, 2 * most_strata + 2) * shape.tile) *
-                   plan_ns::block_sort_lanes_per_element(shape);
+                   plan_ns::block_sort_lanes_per_element(m, shape);
     for (const auto& ps : pl.passes) {
         const std::uint64_t blocks = ps.groups * ps.parts, mean = std::max<std::uint64_t>(1, n / blocks);
         const std::uint64_t strata = P::light_strata(mean, most_strata);

@@ -143,8 +143,13 @@ plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s) {
     return out;
 }
 
-double block_sort_lanes_per_element(const sort_shape& s) {
+double block_sort_lanes_per_element(const machine& m, const sort_shape& s) {
     const double e = double(s.tile) / double(threads);  // E: elements per thread
+    if (block_network_items(m, s) > 0) {  // its shuffles count as accesses: they cost the simulator about as much
+        const double rounds = std::log2(double(threads) / double(bitonic_lanes));
+        const double lane_bits = std::log2(double(bitonic_lanes)), shuffles = lane_bits * (lane_bits + 1) / 2;
+        return 2 * rounds + 6 + rounds * (11.5 + 2 * std::log2(e)) / e + shuffles;
+    }
     const double lanes = 22.3 + 20.4 / e + 11.3 * (std::log2(e) + 3.5) / e;
     return lanes + (s.pairs ? 22.0 + 16.0 / e : 0.0);
 }
@@ -156,7 +161,7 @@ double merge_lanes_per_key(const machine& m, const merge_pass& ps, const sort_sh
 }
 
 double merge_sort_lanes(const machine& m, const plan& pl, const sort_shape& s) {
-    double per_key = block_sort_lanes_per_element(s);
+    double per_key = block_sort_lanes_per_element(m, s);
     for (const auto& ps : pl.passes) per_key += merge_lanes_per_key(m, ps, s);
     return double(pl.n) * per_key;
 }
@@ -291,12 +296,12 @@ double pairwise_lanes(const machine& m, std::uint64_t n, const param_values& p) 
 }
 // sort/bitonic: block_sort, then per stage s its s global steps (a load and a
 // store of each element) and a tile merge (log2(tile) steps on chip, as block_sort's last).
-double bitonic_lanes(const machine&, std::uint64_t n, const param_values& p) {
+double bitonic_lanes(const machine& m, std::uint64_t n, const param_values& p) {
     const sort_shape s = shape_of("sort/bitonic", p);
-    if (n <= s.tile) return double(n) * block_sort_lanes_per_element(s);
+    if (n <= s.tile) return double(n) * block_sort_lanes_per_element(m, s);
     const double levels = double(std::bit_width(s.tile) - 1);
     const double stages = double(std::bit_width(n - 1)) - levels;
-    return double(n) * (block_sort_lanes_per_element(s) + stages * (stages + 1) + stages * (4 * levels + 2));
+    return double(n) * (block_sort_lanes_per_element(m, s) + stages * (stages + 1) + stages * (4 * levels + 2));
 }
 
 // sort/bitonic: block_sort, then per stage the global steps and a tile merge.

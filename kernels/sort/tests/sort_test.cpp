@@ -7,9 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numeric>
+#include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "agpu/errors.hpp"
@@ -119,6 +122,78 @@ TEST(SortCorrect, PairwiseAndBitonic) {
         }
     }
     expect_sorted("h100", "sort/bitonic", 0, {});
+}
+
+namespace {
+
+// block_sort alone on `keys` (u32, u64 or float), keys alone: every tile of
+// the output must be its input tile sorted, bit for bit.
+template <class K>
+void expect_tiles_sorted(const std::string& dev, const std::vector<K>& keys, std::uint64_t tile, const std::string& what) {
+    model::sort_plan::sort_shape shape;
+    shape.key = "sort/multiway";
+    shape.key_bytes = sizeof(K);
+    shape.tile = tile;
+    sim::executor ex(device(dev));
+    const std::uint64_t n = keys.size();
+    const auto pl = model::sort_plan::make_plan(ex.machine(), n, shape);
+    auto in = ex.alloc<K>(n);
+    ex.upload(in, std::span<const K>(keys));
+    const sort::sorted_spans<K, std::uint32_t> out{ex.alloc<K>(n), {}};
+    sort::launch_block_sort<sim::executor, K, std::uint32_t, false>(ex, pl, shape, agpu::kl::gspan<const K>(in), {},
+                                                                     out);
+    std::vector<K> got(n);
+    ex.download(std::span<K>(got), out.keys);
+    for (std::uint64_t t0 = 0; t0 < n; t0 += tile) {
+        std::vector<K> want(keys.begin() + t0, keys.begin() + std::min(n, t0 + tile));
+        std::sort(want.begin(), want.end(), sort::ref_less<K>);
+        for (std::size_t i = 0; i < want.size(); ++i)
+            if (sort::order_bits(got[t0 + i]) != sort::order_bits(want[i])) {
+                ADD_FAILURE() << what << " on " << dev << ": tile " << tile << ", n " << n << ": element " << t0 + i
+                              << " differs";
+                return;
+            }
+    }
+}
+
+// Keys that test the key order at its edges: both zeros and NaNs of both
+// signs for float, the smallest and largest keys for the integers, repeated
+// in a fixed shuffled order.
+template <class K>
+std::vector<K> edge_keys(std::uint64_t n) {
+    using U = sort::key_bits<K>;
+    std::vector<U> bits{U(0), U(1), ~U(0) - 1, ~U(0), U(~U(0) >> 1), U(U(1) << (sizeof(U) * 8 - 1))};
+    if constexpr (std::is_same_v<K, float>)
+        bits = {0x00000000u, 0x80000000u, 0x7fc00000u, 0xffc00000u, 0x7fffffffu, 0xffffffffu, 0x7f800001u,
+                0x7f800000u, 0xff800000u, 0x00000001u, 0x80000001u, 0x3f800000u, 0xbf800000u};
+    const auto pick = agpu::kernels::random_values<std::uint32_t>(n, 5, 0, std::uint32_t(bits.size() - 1));
+    std::vector<K> v(n);
+    for (std::uint64_t i = 0; i < n; ++i) v[i] = std::bit_cast<K>(bits[(*pick)[i]]);
+    return v;
+}
+
+template <class K>
+void expect_block_sort_sorts(const char* type) {
+    for (std::uint64_t tile : {256u, 512u, 1024u, 2048u, 4096u}) {
+        const std::uint64_t run = 32 * tile / 256;  // one warp's network on the H100
+        for (std::uint64_t n : {std::uint64_t(1), run - 1, run + 1, tile - 1, 3 * tile + 77}) {
+            for (const auto& kind : sort::input_kinds())
+                expect_tiles_sorted("h100", sort::sort_input<K>(n, 11, kind), tile, std::string(type) + " " + kind);
+            expect_tiles_sorted("h100", edge_keys<K>(n), tile, std::string(type) + " edges");
+        }
+    }
+}
+
+}  // namespace
+
+// Keys alone: block_sort's warps sort their elements by the bitonic network
+// on a machine of b = 32 (sort_plan::block_network_items), then merge; every
+// key type and input kind, every tile, sizes below one warp's run, within
+// one tile and across partial tiles.
+TEST(SortCorrect, BlockSortNetworkEveryTypeInputAndTile) {
+    expect_block_sort_sorts<std::uint32_t>("u32");
+    expect_block_sort_sorts<std::uint64_t>("u64");
+    expect_block_sort_sorts<float>("float");
 }
 
 TEST(SortReference, FloatTotalOrder) {

@@ -69,6 +69,14 @@ inline std::uint64_t bitonic_items(const machine& m, const sort_shape& s) {
     return r == 2 || r == 4 || r == 8 ? r : 0;
 }
 
+// Elements per thread that block_sort's warps sort by a bitonic network
+// before its merge rounds (keys alone on a machine of b = bitonic_lanes:
+// kernels/sort/sort_common.cuh's warp_bitonic_sort), or 0: each thread sorts
+// its own (stable) and every round merges.
+inline std::uint64_t block_network_items(const machine& m, const sort_shape& s) {
+    return s.pairs || m.b != bitonic_lanes ? 0 : s.tile / threads;
+}
+
 struct merge_pass {
     std::uint64_t d = 2, run_len = 0, runs = 0, groups = 0, parts = 1;
     std::uint64_t resident = 0;  // heaps held at once by the k MPs: k·min(max_blocks_per_mp, threads cap, M/heap)
@@ -97,17 +105,26 @@ plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s);
 // merges' depend on the keys), to tell how long a simulation takes: per
 // element of block_sort (a load and a store of each element, then per round
 // a store, a merge-path search of about log2(width) steps per thread and a
-// load per output: a line in 1/E and log2(E)/E, E = tile/threads) and per key
+// load per output: a line in 1/E and log2(E)/E, E = tile/threads; the warp
+// network of keys alone on b = bitonic_lanes moves no memory and leaves
+// r = log2(threads/b) rounds: 2r + 6 + r·(11.5 + 2·log2 E)/E, plus its 15
+// shuffles per element, which cost the simulator about as much as an access
+// (an exact sort of 2^19 keys on one core took 0.32 s less, 0.09 s and
+// 0.17 s more with the network at tile 256, 1024 and 4096, of 2 to 4 s)
+// and per key
 // of a merge pass (per heap level a move's co-rank search, 2·(log2(C) + 1)
 // loads by each of the merge block's threads per C keys, and its merge and
 // stores, about 3.4 per key, 2.0 more for pairs beside a doubled search; the
 // leaf's read and the root's write). Fitted to exact runs on the H100 preset
 // (u32 keys, 2^17 and 2^18 elements): block_sort 82, 43 and 29 per element at
-// tile 256, 1024 and 4096 (pairs 69 and 52 at 1024 and 4096); the merges of
-// the ring heaps (multiway.cuh) 20.4 per key and pass at d = 4 and chunk 128,
-// 14.6 at chunk 256, 76.1 per key in all at d = 8 (three passes), 29.0 per
-// pass for pairs at d = 4; the formulas are within 8% of each.
-double block_sort_lanes_per_element(const sort_shape& s);
+// tile 256, 1024 and 4096 without the network (pairs 69 and 52 at 1024 and
+// 4096; keys alone on b = 16 and 64), 46.4, 23.4 and 15.6 (accesses alone)
+// with it; the merges
+// of the ring heaps (multiway.cuh) 20.4 per key and pass at d = 4 and chunk
+// 128, 14.6 at chunk 256, 76.1 per key in all at d = 8 (three passes), 29.0
+// per pass for pairs at d = 4; the formulas are within 8% of each (the
+// network's within 1%).
+double block_sort_lanes_per_element(const machine& m, const sort_shape& s);
 double merge_lanes_per_key(const machine& m, const merge_pass& ps, const sort_shape& s);
 // Their sum over a merge sort's plan (sort/multiway, sort/pairwise).
 double merge_sort_lanes(const machine& m, const plan& pl, const sort_shape& s);
