@@ -135,9 +135,9 @@ plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s);
 // merges' depend on the keys), to tell how long a simulation takes: per
 // element of block_sort (a load and a store of each element, then per round
 // a store, a merge-path search of about log2(width) steps per thread and a
-// load per output: a line in 1/E and log2(E)/E, E = tile/threads; the warp
-// network of keys alone on b = bitonic_lanes moves no memory and leaves
-// r = log2(threads/b) rounds: 2r + 6 + r·(11.5 + 2·log2 E)/E, plus its 15
+// load per output: a line in 1/E and log2(E)/E, E = tile/block_threads; the
+// warp network of keys alone on b = bitonic_lanes moves no memory and leaves
+// r = log2(block_threads/b) rounds: 2r + 6 + r·(11.5 + 2·log2 E)/E, plus its 15
 // shuffles per element, which cost the simulator about as much as an access
 // (an exact sort of 2^19 keys on one core took 0.32 s less, 0.09 s and
 // 0.17 s more with the network at tile 256, 1024 and 4096, of 2 to 4 s)
