@@ -101,6 +101,11 @@ std::vector<suite_entry> tune_entries() {
                                                 std::string("d=") + d}));
     for (const char* chunk : {"128", "256"})
         e.push_back(entry("sort/multiway", {"type=u32", "values=0", std::string("chunk=") + chunk, "tile=2048", "d=8"}));
+    // Tiles of 8192 and 16384 (keys alone: blocks of 512 and 1024 threads): at
+    // 2^26 runs of 4096 = 4^6 after block_sort at 16384, six merge passes at
+    // d = 4 instead of seven, for two more rounds on chip.
+    for (const char* tile : {"8192", "16384"})
+        e.push_back(entry("sort/multiway", {"type=u32", "values=0", "chunk=256", std::string("tile=") + tile, "d=4"}));
     // Several warps per heap: shorter chains per move, more warps per SM.
     for (const char* d : {"8", "16"})
         e.push_back(entry("sort/multiway", {"type=u32", "values=0", "chunk=256", "tile=4096", std::string("d=") + d,

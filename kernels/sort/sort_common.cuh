@@ -12,8 +12,9 @@
 //
 // block_sort: each thread block loads one tile of `tile` elements (a power of
 // two; positions past n are padded with the largest key, which a stable sort
-// leaves after every real one), each of its T threads takes E = tile/T
-// consecutive elements into registers, and rounds merge pairs of sorted runs
+// leaves after every real one), each of its T threads (256; keys alone on
+// warps of 32 in tiles above 4096: tile/16, up to 1024, sort_plan::
+// block_threads) takes E = tile/T consecutive elements into registers, and rounds merge pairs of sorted runs
 // in shared memory, each thread finding its E outputs on the merge path
 // (co-rank binary search) and merging them in registers. Keys alone on warps
 // of W = 32 lanes: each warp first sorts its W·E consecutive elements by a
@@ -24,7 +25,8 @@
 // tile: one coalesced read and write of the tile (I/O 2·tile·s/(4b) blocks
 // for s-byte keys); steps per thread O(E·log²(W·E) + log2(T/W)·(E + log2
 // tile)) with the network, O(E² + log2(T)·(E + log2 tile)) without; shared
-// about tile·(s + 4 (+ 4)) bytes.
+// about tile·s bytes for keys alone, tile·(s + 4 + 4) for pairs (positions
+// and values).
 #pragma once
 
 #include <bit>
@@ -46,7 +48,9 @@ struct sort_policy {
     // heap: its barriers are a warp's, and an SM holds many heaps whose
     // latency chains overlap (sort_plan::merge_threads, sort_plan::make_plan).
     // Register items per thread: a heap move's 2·chunk/32 outputs (chunk <=
-    // 256), block_sort's tile/threads (tile <= 4096).
+    // 256), block_sort's tile/threads (tile <= 4096 at 256 threads; keys alone
+    // on warps of 32 take up to 1024 threads, tile <= 16384:
+    // sort_plan::block_threads).
     static constexpr unsigned max_items = 16;
     // A leaf's read, held in registers while the moves above it run: at most
     // ceil((b - 1 + chunk)/max(32, b)) elements per thread.
@@ -195,13 +199,17 @@ AGPU_DEVICE void bitonic_merge_shared(kl::sspan<K> keys, kl::sspan<unsigned> tag
 
 // Bytes of block_sort's (and bitonic_tile_merge's) dynamic shared memory:
 // the keys (one word of padding per 32, so that a thread's E consecutive
-// elements fall in distinct banks), the positions, and for pairs the values.
+// elements fall in distinct banks), the positions where Tags (pairs, whose
+// values are gathered through them; bitonic_tile_merge's absent elements),
+// and for pairs the values. Keys alone need no positions: a tile of 16384
+// u32 keys takes 66 kB, so an H100 SM holds three.
 AGPU_HOST_DEVICE std::uint64_t align16(std::uint64_t x) { return (x + 15) / 16 * 16; }
 AGPU_HOST_DEVICE unsigned padded(unsigned i) { return i + i / 32; }
-template <class K, class V, bool Pairs>
+template <class K, class V, bool Pairs, bool Tags = Pairs>
 AGPU_HOST_DEVICE std::uint64_t tile_shared_bytes(unsigned tile) {
     const std::uint64_t slots = padded(tile);
-    return align16(slots * sizeof(K)) + align16(slots * 4) + (Pairs ? align16(std::uint64_t(tile) * sizeof(V)) : 0);
+    return align16(slots * sizeof(K)) + (Tags ? align16(slots * 4) : 0) +
+           (Pairs ? align16(std::uint64_t(tile) * sizeof(V)) : 0);
 }
 
 // An element on its way through block_sort: the key and its position in the tile.
@@ -262,7 +270,11 @@ AGPU_DEVICE void warp_bitonic_sort(K (&x)[N]) {
 // elements sorted by odd-even transposition, then log2(T) rounds. R = E
 // (keys alone, warps of bitonic_lanes; sort_plan::block_network_items): each
 // warp's elements sorted by warp_bitonic_sort, then log2(T/W) rounds. The
-// global and shared accesses around the sort are the same either way.
+// global and shared accesses around the sort are the same either way. The
+// network's blocks have up to 1024 threads (tiles of 16384), so they must
+// take at most 64 registers a thread: R = 16 takes 32 (u32), 40 (float) and
+// 60 (u64) on sm_90 with no spills (u32: two blocks of 1024 per SM; with
+// __launch_bounds__(1024, 1) ptxas takes 43, 49 and 63, so it is not given).
 template <class K, class V, bool Pairs, unsigned R>
 AGPU_KERNEL void block_sort(kl::gspan<const K> in_keys, kl::gspan<const V> in_vals, kl::gspan<K> out_keys,
                             kl::gspan<V> out_vals, std::uint64_t n, unsigned tile) {
@@ -272,7 +284,8 @@ AGPU_KERNEL void block_sort(kl::gspan<const K> in_keys, kl::gspan<const V> in_va
     const std::uint64_t tags_at = align16(std::uint64_t(padded(tile)) * sizeof(K)),
                         vals_at = tags_at + align16(std::uint64_t(padded(tile)) * 4);
     const kl::sspan<K> keys = kl::dynamic_shared<K>().subspan(0, padded(tile));
-    const kl::sspan<unsigned> tags = kl::dynamic_shared<unsigned>().subspan(tags_at / 4, padded(tile));
+    // Positions only for pairs (tile_shared_bytes): keys alone leave them empty.
+    const kl::sspan<unsigned> tags = kl::dynamic_shared<unsigned>().subspan(tags_at / 4, Pairs ? padded(tile) : 0);
     const std::uint64_t base = std::uint64_t(kl::block_idx().x) * tile;
     const unsigned valid = unsigned(kl::min<std::uint64_t>(tile, n - base));
     for (unsigned i = t; i < tile; i += threads) keys.store(padded(i), i < valid ? in_keys.load(base + i) : key_order<K>::largest());

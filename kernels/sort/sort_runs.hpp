@@ -35,8 +35,13 @@ inline std::vector<model::param_spec> common_params(bool values) {
          {"u32", "u64", "float"}, 0, 0},
         {"input", "input keys: random bit patterns, sorted, reverse-sorted, all equal, or 16 distinct values", "random",
          input_kinds(), 0, 0},
-        {"tile", "elements per basic block sorted on chip (a power of two)", "1024",
+        {"tile", "elements per basic block sorted on chip (a power of two; 256 threads of up to 16 elements)", "1024",
          {"256", "512", "1024", "2048", "4096"}, 0, 0}};
+    // The merge sorts' keys alone on b = 32 take larger tiles (sort_plan::max_tile).
+    if (values) {
+        p.back().description += "; 8192 and 16384, by blocks of 512 and 1024 threads, only for keys alone on b = 32";
+        p.back().choices.insert(p.back().choices.end(), {"8192", "16384"});
+    }
     if (values)
         p.push_back({"values", "1: key-value pairs (u32 values, the input positions; a stable sort), 0: keys only", "0",
                      {"0", "1"}, 0, 0});
@@ -99,7 +104,7 @@ template <class Exec, class K, class V, bool Pairs>
 void launch_block_sort(Exec& ex, const plan_ns::plan& pl, const plan_ns::sort_shape& shape, kl::gspan<const K> keys,
                        kl::gspan<const V> vals, sorted_spans<K, V> out) {
     ex.launch("block_sort", block_sort_kernel<K, V, Pairs>(plan_ns::block_network_items(ex.machine(), shape)),
-              {static_cast<unsigned>(pl.tiles)}, {sort_policy::threads},
+              {static_cast<unsigned>(pl.tiles)}, {static_cast<unsigned>(pl.block_threads)},
               pl.tile_bytes, keys, vals, out.keys, out.vals, pl.n, static_cast<unsigned>(shape.tile));
 }
 

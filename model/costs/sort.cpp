@@ -60,9 +60,9 @@ std::uint64_t heap_bytes(std::uint64_t d, std::uint64_t chunk, std::uint64_t kb,
     return at + 32;                      // misc
 }
 
-std::uint64_t tile_bytes(std::uint64_t tile, std::uint64_t kb, std::uint64_t vb, bool pairs) {
+std::uint64_t tile_bytes(std::uint64_t tile, std::uint64_t kb, std::uint64_t vb, bool pairs, bool tags) {
     const std::uint64_t slots = tile + tile / 32;  // one word of padding per 32 (bank-conflict-free blocked accesses)
-    return align16(slots * kb) + align16(slots * 4) + (pairs ? align16(tile * vb) : 0);
+    return align16(slots * kb) + (tags ? align16(slots * 4) : 0) + (pairs ? align16(tile * vb) : 0);
 }
 
 sort_shape shape_of(const std::string& key, const param_values& p) {
@@ -90,7 +90,17 @@ plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s) {
     plan out;
     out.n = n;
     out.tiles = ceil_div(n, s.tile);
-    out.tile_bytes = tile_bytes(s.tile, s.key_bytes, s.value_bytes, s.pairs);
+    if (const std::uint64_t most = max_tile(m, s); s.tile > most)
+        throw input_error("option --set tile=" + std::to_string(s.tile),
+                          s.key + ": a tile is at most " + std::to_string(most) +
+                              (big_tiles(m, s) ? " (" + std::to_string(max_block_threads) + " threads of " +
+                                                     std::to_string(max_block_items) + " elements)"
+                                               : " (" + std::to_string(threads) + " threads of " +
+                                                     std::to_string(max_block_items) +
+                                                     " elements; larger tiles only for keys alone in sort/multiway "
+                                                     "or sort/pairwise on b = " + std::to_string(bitonic_lanes) + ")"));
+    out.block_threads = block_threads(s);
+    out.tile_bytes = tile_bytes(s.tile, s.key_bytes, s.value_bytes, s.pairs, tile_tags(s));
     if (out.tile_bytes > m.shared_bytes())
         throw input_error("option --set tile=" + std::to_string(s.tile), s.key + ": a tile " + bytes_rule(out.tile_bytes, m));
     if (s.key == "sort/bitonic" || out.tiles <= 1) return out;
@@ -144,9 +154,9 @@ plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s) {
 }
 
 double block_sort_lanes_per_element(const machine& m, const sort_shape& s) {
-    const double e = double(s.tile) / double(threads);  // E: elements per thread
+    const double e = double(s.tile) / double(block_threads(s));  // E: elements per thread
     if (block_network_items(m, s) > 0) {  // its shuffles count as accesses: they cost the simulator about as much
-        const double rounds = std::log2(double(threads) / double(bitonic_lanes));
+        const double rounds = std::log2(double(block_threads(s)) / double(bitonic_lanes));
         const double lane_bits = std::log2(double(bitonic_lanes)), shuffles = lane_bits * (lane_bits + 1) / 2;
         return 2 * rounds + 6 + rounds * (11.5 + 2 * std::log2(e)) / e + shuffles;
     }
@@ -250,7 +260,7 @@ partial_counts merge_sort_costs(const machine& m, std::uint64_t n, const param_v
     init_exact(c, exact);
     if (n == 0) return c;
     global_tally g{&m, {}};
-    add_launch(c, m, pl.tiles, pl.tile_bytes);
+    add_launch(c, m, pl.tiles, pl.tile_bytes, pl.block_threads);
     tile_pass(g, n, s.tile, s.key_bytes, s.value_bytes, s.pairs);
     for (const auto& ps : pl.passes) {
         if (ps.parts > 1) {

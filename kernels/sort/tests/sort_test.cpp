@@ -110,6 +110,21 @@ TEST(SortCorrect, MultiwayShapes) {
                           {"type=float", std::string("values=") + values, std::string("tile=") + tile, "d=4"});
 }
 
+// Keys alone take tiles of 8192 and 16384 on b = 32 (blocks of 512 and 1024
+// threads of 16 keys: sort_plan::block_threads): every key type and input
+// kind, a size below one tile and one that leaves a partial tile (6 tiles,
+// two passes at d = 4); sort/pairwise once.
+TEST(SortCorrect, BigTilesKeysAlone) {
+    for (std::uint64_t tile : {8192u, 16384u})
+        for (const char* type : {"u32", "u64", "float"})
+            for (const auto& input : sort::input_kinds())
+                for (std::uint64_t n : {tile / 2 + 1, 5 * tile + 333})
+                    expect_sorted("h100", "sort/multiway", n,
+                                  {std::string("type=") + type, "values=0", "input=" + input,
+                                   "tile=" + std::to_string(tile), "chunk=256", "d=4"});
+    expect_sorted("h100", "sort/pairwise", 40000, {"type=float", "values=0", "tile=16384", "chunk=128"});
+}
+
 TEST(SortCorrect, PairwiseAndBitonic) {
     for (const char* dev : devices) {
         const std::uint64_t b = device(dev).agpu.b;
@@ -174,8 +189,8 @@ std::vector<K> edge_keys(std::uint64_t n) {
 
 template <class K>
 void expect_block_sort_sorts(const char* type) {
-    for (std::uint64_t tile : {256u, 512u, 1024u, 2048u, 4096u}) {
-        const std::uint64_t run = 32 * tile / 256;  // one warp's network on the H100
+    for (std::uint64_t tile : {256u, 512u, 1024u, 2048u, 4096u, 8192u, 16384u}) {
+        const std::uint64_t run = 32 * std::min<std::uint64_t>(tile / 256, 16);  // one warp's network on the H100
         for (std::uint64_t n : {std::uint64_t(1), run - 1, run + 1, tile - 1, 3 * tile + 77}) {
             for (const auto& kind : sort::input_kinds())
                 expect_tiles_sorted("h100", sort::sort_input<K>(n, 11, kind), tile, std::string(type) + " " + kind);
@@ -188,8 +203,9 @@ void expect_block_sort_sorts(const char* type) {
 
 // Keys alone: block_sort's warps sort their elements by the bitonic network
 // on a machine of b = 32 (sort_plan::block_network_items), then merge; every
-// key type and input kind, every tile, sizes below one warp's run, within
-// one tile and across partial tiles.
+// key type and input kind, every tile (8192 and 16384 by blocks of 512 and
+// 1024 threads), sizes below one warp's run, within one tile and across
+// partial tiles.
 TEST(SortCorrect, BlockSortNetworkEveryTypeInputAndTile) {
     expect_block_sort_sorts<std::uint32_t>("u32");
     expect_block_sort_sorts<std::uint64_t>("u64");
@@ -246,6 +262,12 @@ TEST(SortClosedForm, MatchesTheSimulator) {
             expect_counts_match(dev, "sort/bitonic", n, {"type=u64", "tile=512", "input=sorted"});
         }
     }
+    // Keys alone in big tiles (blocks of 512 and 1024 threads, no positions in
+    // shared memory): below one tile, and a partial tile after whole ones.
+    for (std::uint64_t n : {std::uint64_t(1), std::uint64_t(8191), std::uint64_t(40000)}) {
+        expect_counts_match("h100", "sort/multiway", n, {"values=0", "tile=16384", "chunk=256", "d=4", "parts=1"});
+        expect_counts_match("h100", "sort/pairwise", n, {"type=u64", "values=0", "tile=8192", "chunk=64"});
+    }
 }
 
 TEST(SortClosedForm, EveryAlgorithmHasOne) {
@@ -265,10 +287,59 @@ TEST(SortPlan, SharedBytesEqualTheKernelsLayouts) {
         }
     for (unsigned tile : {256u, 4096u}) {
         EXPECT_EQ((sort::tile_shared_bytes<std::uint64_t, std::uint32_t, true>(tile)),
-                  model::sort_plan::tile_bytes(tile, 8, 4, true));
-        EXPECT_EQ((sort::tile_shared_bytes<std::uint32_t, std::uint32_t, false>(tile)),
-                  model::sort_plan::tile_bytes(tile, 4, 4, false));
+                  model::sort_plan::tile_bytes(tile, 8, 4, true, true));
+        EXPECT_EQ((sort::tile_shared_bytes<std::uint32_t, std::uint32_t, false, true>(tile)),  // sort/bitonic
+                  model::sort_plan::tile_bytes(tile, 4, 4, false, true));
     }
+    for (unsigned tile : {256u, 4096u, 16384u}) {  // keys alone: no positions
+        EXPECT_EQ((sort::tile_shared_bytes<std::uint32_t, std::uint32_t, false>(tile)),
+                  model::sort_plan::tile_bytes(tile, 4, 4, false, false));
+        EXPECT_EQ((sort::tile_shared_bytes<float, std::uint32_t, false>(tile)),
+                  model::sort_plan::tile_bytes(tile, 4, 4, false, false));
+    }
+    EXPECT_EQ(model::sort_plan::tile_bytes(16384, 4, 4, false, false), 16896u * 4);
+}
+
+// Keys alone on b = 32 take tiles of 8192 and 16384: at 2^26 u32 keys (chunk
+// 256, d = 4) the runs after block_sort are 4^6 = 4096 tiles long at 16384, so
+// six merge passes in place of seven at 4096; at 2^28 seven in place of eight.
+TEST(SortPlan, BigTilesSaveMergePasses) {
+    const auto& a = sim::find_algorithm("sort/multiway");
+    const auto h100 = device("h100").agpu;
+    namespace plan = model::sort_plan;
+    auto plan_of = [&](std::uint64_t n, const std::string& tile) {
+        return plan::make_plan(h100, n,
+                               plan::shape_of("sort/multiway", model::parse_params(a.spec, {"type=u32", "values=0",
+                                                                                            "chunk=256", "d=4",
+                                                                                            "tile=" + tile})));
+    };
+    const std::uint64_t n26 = std::uint64_t(1) << 26, n28 = std::uint64_t(1) << 28;
+    EXPECT_EQ(plan_of(n26, "4096").passes.size(), 7u);
+    EXPECT_EQ(plan_of(n26, "8192").passes.size(), 7u);
+    EXPECT_EQ(plan_of(n26, "16384").passes.size(), 6u);
+    EXPECT_EQ(plan_of(n28, "4096").passes.size(), 8u);
+    EXPECT_EQ(plan_of(n28, "16384").passes.size(), 7u);
+    const auto big = plan_of(n26, "16384");
+    EXPECT_EQ(big.tiles, n26 / 16384);
+    EXPECT_EQ(big.block_threads, 1024u);
+    EXPECT_EQ(plan_of(n26, "8192").block_threads, 512u);
+    EXPECT_EQ(plan_of(n26, "4096").block_threads, 256u);
+    // 16384 u32 keys and their padding, no positions: three tiles fit in an H100 SM's shared memory.
+    EXPECT_EQ(big.tile_bytes, 16896u * 4);
+    EXPECT_EQ(h100.shared_bytes() / big.tile_bytes, 3u);
+    plan::sort_shape keys;
+    keys.tile = 16384;
+    keys.key = "sort/multiway";
+    EXPECT_EQ(plan::block_network_items(h100, keys), 16u);
+    EXPECT_EQ(plan::max_tile(h100, keys), 16384u);
+    // Pairs, sort/bitonic and machines of b != 32 keep 4096.
+    plan::sort_shape pairs = keys;
+    pairs.pairs = true;
+    EXPECT_EQ(plan::max_tile(h100, pairs), 4096u);
+    plan::sort_shape bitonic = keys;
+    bitonic.key = "sort/bitonic";
+    EXPECT_EQ(plan::max_tile(h100, bitonic), 4096u);
+    EXPECT_EQ(plan::max_tile(device("h100-b64").agpu, keys), 4096u);
 }
 
 TEST(SortPlan, DFromMAndPhases) {
@@ -324,6 +395,28 @@ TEST(SortParams, BadValuesAreTypedErrors) {
     }
     EXPECT_THROW(model::sort_plan::make_plan(tiny, 100000, model::sort_plan::shape_of(
                                                                "sort/multiway", model::parse_params(a.spec, {"tile=4096"}))),
+                 agpu::input_error);
+    // A tile above 4096 needs keys alone on b = 32: refused, naming the tile and the rule, for pairs and on
+    // b = 64; sort/bitonic does not list it.
+    auto refused = [&](const std::string& dev, const std::vector<std::string>& sets) {
+        try {
+            model::sort_plan::make_plan(device(dev).agpu, 100000,
+                                        model::sort_plan::shape_of("sort/multiway", model::parse_params(a.spec, sets)));
+            ADD_FAILURE() << "no error for " << ::testing::PrintToString(sets) << " on " << dev;
+        } catch (const agpu::input_error& e) {
+            const std::string what = e.what();
+            EXPECT_NE(what.find("tile=16384"), std::string::npos) << what;
+            EXPECT_NE(what.find("at most 4096"), std::string::npos) << what;
+            EXPECT_NE(what.find("keys alone"), std::string::npos) << what;
+        }
+    };
+    refused("h100", {"values=1", "tile=16384"});
+    refused("h100-b64", {"values=0", "tile=16384"});
+    EXPECT_THROW(model::parse_params(sim::find_algorithm("sort/bitonic").spec, {"tile=8192"}), agpu::input_error);
+    // u64 keys in 16384 take 132 kB: beyond M on a half-size H100.
+    EXPECT_THROW(model::sort_plan::make_plan(device("h100-half-smem").agpu, 100000,
+                                             model::sort_plan::shape_of("sort/multiway",
+                                                                        model::parse_params(a.spec, {"type=u64", "tile=16384"}))),
                  agpu::input_error);
 }
 

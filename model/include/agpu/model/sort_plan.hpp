@@ -5,6 +5,7 @@
 // a prediction and a run take the same passes. Defined in model/costs/sort.cpp.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,8 +15,13 @@
 
 namespace agpu::model::sort_plan {
 
-// Threads of every sort kernel's block but the merge's (kernels/sort/sort_common.cuh's sort_policy).
+// Threads of every sort kernel's block but the merge's, and block_sort's but
+// for keys alone's large tiles (kernels/sort/sort_common.cuh's sort_policy).
 inline constexpr std::uint64_t threads = 256;
+// Elements per thread of block_sort (sort_policy::max_items), and the most
+// threads of a block (every NVIDIA GPU's since Fermi): a tile above
+// threads·max_block_items (4096) needs a larger block (block_threads).
+inline constexpr std::uint64_t max_block_items = 16, max_block_threads = 1024;
 // Threads of a merge block (one heap): `warps` warps of 32 threads on the GPU
 // (on a machine of b = 16 twice as many warps, so that a move's 2C outputs
 // stay within sort_policy::max_items per thread; on b = 64 warps of 64, so
@@ -69,12 +75,31 @@ inline std::uint64_t bitonic_items(const machine& m, const sort_shape& s) {
     return r == 2 || r == 4 || r == 8 ? r : 0;
 }
 
+// Whether block_sort's tile may exceed threads·max_block_items: keys alone
+// (no positions in shared memory, so a tile of 16384 u32 keys takes 66 kB) in
+// a merge sort (sort/bitonic's tile merge keeps 256 threads and positions) on
+// a machine of b = bitonic_lanes (the warp network's, below).
+inline bool big_tiles(const machine& m, const sort_shape& s) {
+    return !s.pairs && s.key != "sort/bitonic" && m.b == bitonic_lanes;
+}
+// The largest tile the shape takes on m: 4096, or 16384 where big_tiles
+// (max_block_threads threads of max_block_items).
+inline std::uint64_t max_tile(const machine& m, const sort_shape& s) {
+    return (big_tiles(m, s) ? max_block_threads : threads) * max_block_items;
+}
+// Threads of block_sort's block: `threads`, or tile/max_block_items where the
+// tile is larger (big_tiles: 512 at tile 8192, 1024 at 16384; make_plan
+// refuses a larger tile elsewhere), so a tile is still one block on one MP and
+// a thread's items stay within its registers (16 keys: 32 registers for u32,
+// 40 for float, 60 for u64 on sm_90, within the 64 a block of 1024 allows).
+inline std::uint64_t block_threads(const sort_shape& s) { return std::max(threads, s.tile / max_block_items); }
+
 // Elements per thread that block_sort's warps sort by a bitonic network
 // before its merge rounds (keys alone on a machine of b = bitonic_lanes:
 // kernels/sort/sort_common.cuh's warp_bitonic_sort), or 0: each thread sorts
 // its own (stable) and every round merges.
 inline std::uint64_t block_network_items(const machine& m, const sort_shape& s) {
-    return s.pairs || m.b != bitonic_lanes ? 0 : s.tile / threads;
+    return s.pairs || m.b != bitonic_lanes ? 0 : s.tile / block_threads(s);
 }
 
 struct merge_pass {
@@ -86,6 +111,7 @@ struct merge_pass {
 
 struct plan {
     std::uint64_t n = 0, tiles = 0, tile_bytes = 0;
+    std::uint64_t block_threads = threads;  // block_sort's (sort_plan::block_threads)
     std::vector<merge_pass> passes;  // sort/multiway and sort/pairwise
 };
 
@@ -95,8 +121,12 @@ sort_shape shape_of(const std::string& key, const param_values& p);
 // Bytes of multiway_merge's heap (kernels/sort/multiway.cuh's heap_layout).
 std::uint64_t heap_bytes(std::uint64_t d, std::uint64_t chunk, std::uint64_t key_bytes, std::uint64_t value_bytes,
                          bool pairs);
-// Bytes of block_sort's tile (kernels/sort/sort_common.cuh's tile_shared_bytes).
-std::uint64_t tile_bytes(std::uint64_t tile, std::uint64_t key_bytes, std::uint64_t value_bytes, bool pairs);
+// Bytes of block_sort's tile (kernels/sort/sort_common.cuh's tile_shared_bytes):
+// the padded keys, the positions where `tags` (pairs, and sort/bitonic's tile
+// merge), the values for pairs.
+std::uint64_t tile_bytes(std::uint64_t tile, std::uint64_t key_bytes, std::uint64_t value_bytes, bool pairs, bool tags);
+// Whether the shape's tiles need positions in shared memory (tile_bytes' `tags`).
+inline bool tile_tags(const sort_shape& s) { return s.pairs || s.key == "sort/bitonic"; }
 // The passes of a merge sort of n elements on m; throws input_error when a
 // launch's shared memory exceeds M.
 plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s);
@@ -105,9 +135,9 @@ plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s);
 // merges' depend on the keys), to tell how long a simulation takes: per
 // element of block_sort (a load and a store of each element, then per round
 // a store, a merge-path search of about log2(width) steps per thread and a
-// load per output: a line in 1/E and log2(E)/E, E = tile/threads; the warp
-// network of keys alone on b = bitonic_lanes moves no memory and leaves
-// r = log2(threads/b) rounds: 2r + 6 + r·(11.5 + 2·log2 E)/E, plus its 15
+// load per output: a line in 1/E and log2(E)/E, E = tile/block_threads; the
+// warp network of keys alone on b = bitonic_lanes moves no memory and leaves
+// r = log2(block_threads/b) rounds: 2r + 6 + r·(11.5 + 2·log2 E)/E, plus its 15
 // shuffles per element, which cost the simulator about as much as an access
 // (an exact sort of 2^19 keys on one core took 0.32 s less, 0.09 s and
 // 0.17 s more with the network at tile 256, 1024 and 4096, of 2 to 4 s)
