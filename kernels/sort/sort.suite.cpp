@@ -61,10 +61,10 @@ AGPU_REGISTER_SUITE({"sort",
                      {std::uint64_t(1) << 16, 100003},
                      sort_entries()});
 
-// The fastest shape of the sort-tune run on the H100 (2^26 u32 keys, ring
-// heaps: 6.47 ms, against 8.0-16.2 ms for the other shapes;
-// validate/data/h100/bench/sort-tune-r4).
-std::vector<std::string> tuned() { return {"type=u32", "values=0", "chunk=256", "tile=4096", "d=4"}; }
+// The fastest shape of the sort-tune run on the H100 (2^26 u32 keys: 4.08 ms
+// at tile 16384, 4.21 at 8192, 4.35 at 4096, against 4.7-13.3 ms for the
+// other shapes; validate/data/h100/bench/sort-tune-r9).
+std::vector<std::string> tuned() { return {"type=u32", "values=0", "chunk=256", "tile=16384", "d=4"}; }
 
 std::vector<suite_entry> bench_entries() {
     return {entry("sort/multiway", {"type=u32", "values=0"}), entry("sort/multiway", tuned()),
@@ -84,9 +84,9 @@ AGPU_REGISTER_SUITE({"sort-bench",
                      "cub::DeviceRadixSort and thrust::sort (measure with counters for the sectors goal)",
                      bench_sizes(),
                      bench_entries(),
-                     {{"sort/multiway type=u32;values=0;chunk=256;tile=4096;d=4", "baseline/cub-merge-sort type=u32", "time", 1.2,
+                     {{"sort/multiway type=u32;values=0;chunk=256;tile=16384;d=4", "baseline/cub-merge-sort type=u32", "time", 1.2,
                        std::uint64_t(1) << 26, "sort/multiway sorts u32 keys at 1.2x the keys/s of cub::DeviceMergeSort"},
-                      {"sort/multiway type=u32;values=0;chunk=256;tile=4096;d=4", "baseline/cub-merge-sort type=u32", "sectors", 2.0,
+                      {"sort/multiway type=u32;values=0;chunk=256;tile=16384;d=4", "baseline/cub-merge-sort type=u32", "sectors", 2.0,
                        std::uint64_t(1) << 26,
                        "sort/multiway moves at most half the global load + store sectors of cub::DeviceMergeSort"}}});
 
