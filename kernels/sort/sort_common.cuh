@@ -14,9 +14,10 @@
 // two; positions past n are padded with the largest key, which a stable sort
 // leaves after every real one), each of its T threads (256; keys alone on
 // warps of 32 in tiles above 4096: tile/16, up to 1024, sort_plan::
-// block_threads) takes E = tile/T consecutive elements into registers, and rounds merge pairs of sorted runs
-// in shared memory, each thread finding its E outputs on the merge path
-// (co-rank binary search) and merging them in registers. Keys alone on warps
+// block_threads) takes E = tile/T consecutive elements into registers, and
+// rounds merge pairs of sorted runs in shared memory, each thread finding its
+// E outputs on the merge path (co-rank binary search) and merging them in
+// registers. Keys alone on warps
 // of W = 32 lanes: each warp first sorts its W·E consecutive elements by a
 // bitonic network in registers and shuffles (warp_bitonic_sort), so log2(T/W)
 // rounds remain; pairs (stable) and other machines: each thread sorts its E
