@@ -37,14 +37,14 @@ inline std::vector<model::param_spec> common_params(bool values) {
          input_kinds(), 0, 0},
         {"tile", "elements per basic block sorted on chip (a power of two; 256 threads of up to 16 elements)", "1024",
          {"256", "512", "1024", "2048", "4096"}, 0, 0}};
-    // The merge sorts' keys alone on b = 32 take larger tiles (sort_plan::max_tile).
+    // The merge sorts (the ones with values) take larger tiles for keys alone
+    // on b = 32 (sort_plan::max_tile).
     if (values) {
         p.back().description += "; 8192 and 16384, by blocks of 512 and 1024 threads, only for keys alone on b = 32";
         p.back().choices.insert(p.back().choices.end(), {"8192", "16384"});
-    }
-    if (values)
         p.push_back({"values", "1: key-value pairs (u32 values, the input positions; a stable sort), 0: keys only", "0",
                      {"0", "1"}, 0, 0});
+    }
     return p;
 }
 
@@ -140,6 +140,8 @@ void launch_split_search(Exec& ex, const plan_ns::merge_pass& ps, const merge_sh
 }
 
 static_assert(plan_ns::bitonic_lanes == sort_policy::bitonic_lanes, "the plan and the kernels agree on the bitonic warp");
+static_assert(plan_ns::threads == sort_policy::threads && plan_ns::max_block_items == sort_policy::max_items,
+              "the plan and the kernels agree on block_sort's threads and items per thread");
 
 template <class Exec, class K, class V, bool Pairs>
 void launch_merge(Exec& ex, const plan_ns::merge_pass& ps, const plan_ns::sort_shape& shape, const merge_shape& s,
