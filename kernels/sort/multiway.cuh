@@ -84,18 +84,22 @@ struct merge_shape {
     unsigned parts = 1;         // P: output ranges per group (1: no splits read)
 };
 
-// The heap's dynamic shared memory: a ring of 2C elements (padded by a word
-// per 32) for every child c = 2..2d-1, then C more (padded) where the root's
-// outputs are staged for their coalesced write; for key-value sorts the
-// values of all of them; then the state of the nodes.
+// The heap's dynamic shared memory: a ring of 2C elements for every child
+// c = 2..2d-1, then (the merge path's moves) C more where the root's outputs
+// are staged for their coalesced write; for key-value sorts the values of all
+// of them; then the state of the nodes. The merge path's rings and stage are
+// padded by a word per 32 (a lane's C/32 consecutive outputs then fall in
+// distinct banks, as in block_sort); the bitonic moves (`bitonic`) read and
+// write consecutive slots from any ring position, which padding would make
+// two-way conflicts, and write the root's outputs from registers: no padding
+// and no stage, so that more heaps fit on an MP.
 template <class K, class V, bool Pairs>
 struct heap_layout {
     unsigned d, chunk;
-    // A ring: 2C elements plus one of padding per 32 (a lane's C/32
-    // consecutive outputs then fall in distinct banks, as in block_sort).
-    AGPU_HOST_DEVICE unsigned ring() const { return padded(2 * chunk); }
+    bool bitonic = false;
+    AGPU_HOST_DEVICE unsigned ring() const { return bitonic ? 2 * chunk : padded(2 * chunk); }
     AGPU_HOST_DEVICE unsigned stage_at() const { return (2 * d - 2) * ring(); }
-    AGPU_HOST_DEVICE std::uint64_t slots() const { return std::uint64_t(stage_at()) + padded(chunk); }
+    AGPU_HOST_DEVICE std::uint64_t slots() const { return std::uint64_t(stage_at()) + (bitonic ? 0 : padded(chunk)); }
     AGPU_HOST_DEVICE std::uint64_t keys_at() const { return 0; }
     AGPU_HOST_DEVICE std::uint64_t vals_at() const { return align16(slots() * sizeof(K)); }
     AGPU_HOST_DEVICE std::uint64_t pos_at() const { return vals_at() + (Pairs ? align16(slots() * sizeof(V)) : 0); }
@@ -122,9 +126,9 @@ struct heap_view {
     kl::sspan<unsigned> dry;            // every node: 1 when its subtree holds nothing more
     kl::sspan<std::uint64_t> misc;      // [0]: where the block's output starts; [1..2]: a move's hand-over
 
-    AGPU_DEVICE heap_view(heap_layout<K, V, Pairs> l, bool padded_slots)
+    AGPU_DEVICE explicit heap_view(heap_layout<K, V, Pairs> l)
         : d(l.d), chunk(l.chunk), mask(2 * l.chunk - 1), stage(l.stage_at()),
-          threads(kl::block_dim().x), lanes_log2(0), pad(padded_slots) {
+          threads(kl::block_dim().x), lanes_log2(0), pad(!l.bitonic) {
         while ((1u << lanes_log2) < threads) ++lanes_log2;
         const std::uint64_t s = l.slots();
         keys = kl::dynamic_shared<K>().subspan(l.keys_at() / sizeof(K), s);
@@ -514,7 +518,7 @@ AGPU_HOST_DEVICE std::uint64_t run_start(const merge_shape& s, std::uint64_t g, 
 // Registers: 32-bit keys alone fit in 80 without spilling (96 unbounded), so
 // an SM's registers hold 25 heaps, not 21 (its shared memory holds 32 at
 // chunk 128; measured on the H100 at 2^26: chunk 128 9.08 -> 8.02 ms, chunk
-// 256, where shared memory holds 15, unchanged; kernels/sort/README.md);
+// 256, where shared memory held 15, unchanged; kernels/sort/README.md);
 // pairs, 64-bit keys and the bitonic moves (R > 0: outputs per lane of
 // bitonic_merge; 0: the merge path's moves) take what they need.
 template <class K, class V, bool Pairs, unsigned R = 0>
@@ -522,7 +526,7 @@ AGPU_KERNEL AGPU_BOUNDS(256, sizeof(K) == 4 && !Pairs && R == 0 ? 3 : 1) void mu
     kl::gspan<const K> in_keys, kl::gspan<const V> in_vals, kl::gspan<K> out_keys, kl::gspan<V> out_vals,
     kl::gspan<const std::uint64_t> splits, merge_shape s) {
     const unsigned t = kl::thread_rank(), threads = kl::block_dim().x;
-    const heap_view<K, V, Pairs> h(heap_layout<K, V, Pairs>{s.d, s.chunk}, R == 0);
+    const heap_view<K, V, Pairs> h(heap_layout<K, V, Pairs>{s.d, s.chunk, R > 0});
     const std::uint64_t group = kl::block_idx().x / s.parts, part = kl::block_idx().x % s.parts;
     const unsigned d = s.d;
     for (unsigned r = t; r < d; r += threads) {

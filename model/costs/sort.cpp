@@ -48,10 +48,13 @@ std::string bytes_rule(std::uint64_t bytes, const machine& m) {
 
 }  // namespace
 
-std::uint64_t heap_bytes(std::uint64_t d, std::uint64_t chunk, std::uint64_t kb, std::uint64_t vb, bool pairs) {
+std::uint64_t heap_bytes(std::uint64_t d, std::uint64_t chunk, std::uint64_t kb, std::uint64_t vb, bool pairs,
+                         bool bitonic) {
     // A ring of 2C for every child 2..2d-1 and the root's stage of C, one word
-    // of padding per 32 (multiway.cuh's heap_layout).
-    const std::uint64_t slots = (2 * d - 2) * (2 * chunk + 2 * chunk / 32) + chunk + chunk / 32;
+    // of padding per 32; the bitonic moves' rings unpadded and no stage
+    // (multiway.cuh's heap_layout).
+    const std::uint64_t slots = bitonic ? (2 * d - 2) * 2 * chunk
+                                        : (2 * d - 2) * (2 * chunk + 2 * chunk / 32) + chunk + chunk / 32;
     std::uint64_t at = align16(slots * kb);
     if (pairs) at += align16(slots * vb);
     at += 2 * align16(16 * d);           // pos, end
@@ -104,16 +107,18 @@ plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s) {
     if (out.tile_bytes > m.shared_bytes())
         throw input_error("option --set tile=" + std::to_string(s.tile), s.key + ": a tile " + bytes_rule(out.tile_bytes, m));
     if (s.key == "sort/bitonic" || out.tiles <= 1) return out;
+    const bool bitonic = bitonic_items(m, s) > 0;  // the heap's layout (multiway.cuh's heap_layout)
     std::uint64_t d_max = s.d;
     if (d_max == 0) {  // the largest d whose heap fits in M/heaps_per_mp; at least 4 where that fits in M (d = 2 is
                        // sort/pairwise)
         auto fits = [&](std::uint64_t d, std::uint64_t heaps) {
-            return heap_bytes(d, s.chunk, s.key_bytes, s.value_bytes, s.pairs) * heaps <= m.shared_bytes();
+            return heap_bytes(d, s.chunk, s.key_bytes, s.value_bytes, s.pairs, bitonic) * heaps <= m.shared_bytes();
         };
         d_max = fits(4, 1) ? 4 : 2;
         while (d_max < 256 && fits(2 * d_max, heaps_per_mp)) d_max *= 2;
     }
-    if (const std::uint64_t hb = heap_bytes(d_max, s.chunk, s.key_bytes, s.value_bytes, s.pairs); hb > m.shared_bytes())
+    if (const std::uint64_t hb = heap_bytes(d_max, s.chunk, s.key_bytes, s.value_bytes, s.pairs, bitonic);
+        hb > m.shared_bytes())
         throw input_error(s.d ? "option --set d=" + std::to_string(s.d) : "option --set chunk=" + std::to_string(s.chunk),
                           s.key + ": a heap of d = " + std::to_string(d_max) + " leaves and chunk " +
                               std::to_string(s.chunk) + " " + bytes_rule(hb, m));
@@ -125,7 +130,7 @@ plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s) {
         ps.run_len = len;
         ps.runs = runs;
         ps.groups = ceil_div(runs, ps.d);
-        ps.heap_bytes = heap_bytes(ps.d, s.chunk, s.key_bytes, s.value_bytes, s.pairs);
+        ps.heap_bytes = heap_bytes(ps.d, s.chunk, s.key_bytes, s.value_bytes, s.pairs, bitonic);
         ps.resident = k * std::clamp<std::uint64_t>(m.shared_bytes() / ps.heap_bytes, 1,
                                                     std::min(max_blocks_per_mp,
                                                              max_threads_per_mp / merge_threads(m, s.warps)));

@@ -278,12 +278,16 @@ TEST(SortClosedForm, EveryAlgorithmHasOne) {
 TEST(SortPlan, SharedBytesEqualTheKernelsLayouts) {
     for (unsigned d : {2u, 4u, 64u, 256u})
         for (unsigned chunk : {32u, 128u, 256u}) {
-            EXPECT_EQ((sort::heap_layout<std::uint32_t, std::uint32_t, false>{d, chunk}.bytes()),
-                      model::sort_plan::heap_bytes(d, chunk, 4, 4, false));
+            for (bool bitonic : {false, true}) {
+                EXPECT_EQ((sort::heap_layout<std::uint32_t, std::uint32_t, false>{d, chunk, bitonic}.bytes()),
+                          model::sort_plan::heap_bytes(d, chunk, 4, 4, false, bitonic));
+                EXPECT_EQ((sort::heap_layout<std::uint64_t, std::uint32_t, false>{d, chunk, bitonic}.bytes()),
+                          model::sort_plan::heap_bytes(d, chunk, 8, 4, false, bitonic));
+            }
             EXPECT_EQ((sort::heap_layout<std::uint64_t, std::uint32_t, true>{d, chunk}.bytes()),
-                      model::sort_plan::heap_bytes(d, chunk, 8, 4, true));
+                      model::sort_plan::heap_bytes(d, chunk, 8, 4, true, false));
             EXPECT_EQ((sort::heap_layout<float, std::uint32_t, true>{d, chunk}.bytes()),
-                      model::sort_plan::heap_bytes(d, chunk, 4, 4, true));
+                      model::sort_plan::heap_bytes(d, chunk, 4, 4, true, false));
         }
     for (unsigned tile : {256u, 4096u}) {
         EXPECT_EQ((sort::tile_shared_bytes<std::uint64_t, std::uint32_t, true>(tile)),
@@ -357,8 +361,8 @@ TEST(SortPlan, DFromMAndPhases) {
     const auto& first = pl.passes[0];
     EXPECT_EQ(first.d, 4u);
     EXPECT_LE(first.heap_bytes * plan::heaps_per_mp, h100.shared_bytes());
-    EXPECT_GT(plan::heap_bytes(8, 128, 4, 4, false) * plan::heaps_per_mp, h100.shared_bytes());
-    EXPECT_EQ(first.resident, h100.k() * (h100.shared_bytes() / first.heap_bytes));
+    EXPECT_GT(plan::heap_bytes(8, 128, 4, 4, false, true) * plan::heaps_per_mp, h100.shared_bytes());
+    EXPECT_EQ(first.resident, h100.k() * std::min(plan::max_blocks_per_mp, h100.shared_bytes() / first.heap_bytes));
     EXPECT_EQ(first.parts, 1u);
     EXPECT_GE(first.groups, plan::waves * first.resident);
     EXPECT_EQ(pl.passes.back().groups, 1u);

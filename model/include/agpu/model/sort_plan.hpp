@@ -118,9 +118,10 @@ struct plan {
 // The parameters of a sort run (type, values, tile, chunk, d, parts); throws
 // input_error naming the parameter and the rule.
 sort_shape shape_of(const std::string& key, const param_values& p);
-// Bytes of multiway_merge's heap (kernels/sort/multiway.cuh's heap_layout).
+// Bytes of multiway_merge's heap (kernels/sort/multiway.cuh's heap_layout;
+// `bitonic`: moves by the network, bitonic_items > 0).
 std::uint64_t heap_bytes(std::uint64_t d, std::uint64_t chunk, std::uint64_t key_bytes, std::uint64_t value_bytes,
-                         bool pairs);
+                         bool pairs, bool bitonic);
 // Bytes of block_sort's tile (kernels/sort/sort_common.cuh's tile_shared_bytes):
 // the padded keys, the positions where `tags` (pairs, and sort/bitonic's tile
 // merge), the values for pairs.
