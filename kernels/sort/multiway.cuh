@@ -608,42 +608,64 @@ auto merge_kernel(std::uint64_t items) {
     return multiway_merge<K, V, Pairs, 0>;
 }
 
-// Bytes of select_pivots' dynamic shared memory for `samples` (a power of two) samples.
-template <class K>
-AGPU_HOST_DEVICE std::uint64_t splits_shared_bytes(unsigned samples) {
-    return align16(std::uint64_t(samples) * sizeof(K)) + align16(std::uint64_t(samples) * 4);
+// Which pivots the sample of rank `rank` among a group's `present` samples
+// is: pivot q (1..P-1) is the sample of rank floor(q·present/P), so the q
+// with rank·P <= q·present < (rank + 1)·P, as [first, end): none where no q
+// falls on the rank, several where present < P (a pivot repeated, the ranges
+// between its copies empty).
+struct pivot_span {
+    std::uint64_t first, end;
+};
+AGPU_HOST_DEVICE pivot_span pivots_of_rank(std::uint64_t rank, std::uint64_t present, std::uint64_t parts) {
+    const std::uint64_t first = (rank * parts + present - 1) / present;
+    const std::uint64_t end = ((rank + 1) * parts + present - 1) / present;
+    return {first > 1 ? first : 1, end < parts ? end : parts};
 }
 
-// Distribution, first step: one block per group sorts `per_run` evenly spaced
-// samples of each of its runs on chip by (key, run, position) (bitonic merges
-// of the runs' samples, which are in order already) and takes P - 1
-// of them, evenly spaced, as pivots: pivot q (1..P-1) of group g is
-// pivots[g(P - 1) + q - 1], with tags[...] = run·per_run + sample.
+// Distribution, first step: a thread per sample (sample x = (g·d + r)·per_run
+// + j of `samples` = groups·d·per_run: sample j of run r of group g, the
+// element at lo + j·len/per_run of the run's [lo, lo + len)) finds its rank
+// among its group's samples in (key, run, sample) order: j, plus for every
+// other run with elements how many of its samples precede it (a key at most
+// its own in earlier runs, below it in later ones), each by a binary search
+// over that run's samples read from global memory (a run's samples are in
+// order: it is sorted). The sample whose rank is pivot q's (pivots_of_rank)
+// writes pivot q of group g, pivots[g(P - 1) + q - 1], and its tag,
+// tags[...] = r·per_run + j. An empty run's samples are absent (runs with
+// elements come first in a group). No shared memory and no barrier: the
+// searches' latency chains overlap across the whole grid.
 template <class K>
 AGPU_KERNEL void select_pivots(kl::gspan<const K> keys, kl::gspan<K> pivots, kl::gspan<unsigned> tags, merge_shape s,
-                               unsigned per_run) {
-    const unsigned t = kl::thread_rank(), threads = kl::block_dim().x;
-    const unsigned d = s.d, samples = d * per_run;
-    const std::uint64_t g = kl::block_idx().x;
-    const kl::sspan<K> sk = kl::dynamic_shared<K>().subspan(0, samples);
-    const kl::sspan<unsigned> st =
-        kl::dynamic_shared<unsigned>().subspan(align16(std::uint64_t(samples) * sizeof(K)) / 4, samples);
-    for (unsigned x = t; x < samples; x += threads) {
-        const unsigned r = x / per_run, j = x % per_run;
-        const std::uint64_t lo = run_start(s, g, r), len = run_start(s, g, r + 1) - lo;
-        sk.store(x, len > 0 ? keys.load(lo + j * len / per_run) : K{});
-        st.store(x, len > 0 ? x : samples + x);  // an empty run's samples are absent
+                               unsigned per_run, std::uint64_t samples) {
+    const std::uint64_t x = std::uint64_t(kl::block_idx().x) * kl::block_dim().x + kl::thread_rank();
+    if (x >= samples) return;
+    const unsigned d = s.d, r = unsigned(x / per_run % d), j = unsigned(x % per_run);
+    const std::uint64_t g = x / per_run / d;
+    const std::uint64_t lo = run_start(s, g, r), len = run_start(s, g, r + 1) - lo;
+    if (len == 0) return;
+    const K key = keys.load(lo + j * len / per_run);
+    std::uint64_t rank = j;
+    for (unsigned o = 0; o < d; ++o) {
+        const std::uint64_t o_lo = run_start(s, g, o), o_len = run_start(s, g, o + 1) - o_lo;
+        if (o_len == 0) break;
+        if (o == r) continue;
+        unsigned a = 0, b = per_run;
+        while (a < b) {
+            const unsigned mid = (a + b) / 2;
+            const K y = keys.load(o_lo + mid * o_len / per_run);
+            kl::compute(1);
+            const bool before = o < r ? !key_order<K>::less(key, y) : key_order<K>::less(y, key);
+            if (before) a = mid + 1;
+            else b = mid;
+        }
+        rank += a;
     }
-    // A run's samples are in (key, position) order already: only the merges.
-    bitonic_sort_shared(sk, st, samples, samples, per_run);
-    // Runs with elements come first in the group, each with per_run samples.
     const std::uint64_t first = run_start(s, g, 0);
-    const unsigned nonempty = unsigned(kl::min<std::uint64_t>(d, (s.n - first + s.run_len - 1) / s.run_len));
-    const unsigned present = nonempty * per_run;
-    for (unsigned q = 1 + t; q < s.parts; q += threads) {
-        const unsigned at = unsigned(std::uint64_t(q) * present / s.parts);
-        pivots.store(g * (s.parts - 1) + q - 1, sk.load(at));
-        tags.store(g * (s.parts - 1) + q - 1, st.load(at));
+    const std::uint64_t nonempty = kl::min<std::uint64_t>(d, (s.n - first + s.run_len - 1) / s.run_len);
+    const pivot_span at = pivots_of_rank(rank, nonempty * per_run, s.parts);
+    for (std::uint64_t q = at.first; q < at.end; ++q) {
+        pivots.store(g * (s.parts - 1) + q - 1, key);
+        tags.store(g * (s.parts - 1) + q - 1, r * per_run + j);
     }
 }
 

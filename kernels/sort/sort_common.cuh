@@ -162,25 +162,6 @@ AGPU_DEVICE void compare_exchange(kl::sspan<K> keys, kl::sspan<unsigned> tags, u
 // The lower index of pair p in a step of distance j (a power of two): bit j cleared in.
 AGPU_HOST_DEVICE std::uint64_t pair_low(std::uint64_t p, std::uint64_t j) { return ((p & ~(j - 1)) << 1) | (p & (j - 1)); }
 
-// Sorts (keys, tags)[0, size) by tagged_before; size a power of two, and
-// every aligned `sorted` elements (a power of two) already in order, so the
-// stages start at 2·sorted. Every thread of the block calls it; barriers
-// before every step and at the end.
-template <class K>
-AGPU_DEVICE void bitonic_sort_shared(kl::sspan<K> keys, kl::sspan<unsigned> tags, unsigned size, unsigned absent_from,
-                                     unsigned sorted = 1) {
-    const unsigned t = kl::thread_rank(), threads = kl::block_dim().x;
-    for (unsigned k = 2 * sorted; k <= size; k <<= 1)
-        for (unsigned j = k >> 1; j > 0; j >>= 1) {
-            kl::sync_threads();
-            for (unsigned p = t; p < size / 2; p += threads) {
-                const unsigned i = unsigned(pair_low(p, j));
-                compare_exchange(keys, tags, i, j == k >> 1 ? (i ^ (k - 1)) : i + j, absent_from);
-            }
-        }
-    kl::sync_threads();
-}
-
 // The half-cleaners of distance size/2 .. 1 on (keys, tags)[0, size): sorts a
 // sequence whose halves at every distance are already split (the last steps
 // of a bitonic stage that began in global memory).

@@ -108,9 +108,10 @@ void launch_block_sort(Exec& ex, const plan_ns::plan& pl, const plan_ns::sort_sh
               pl.tile_bytes, keys, vals, out.keys, out.vals, pl.n, static_cast<unsigned>(shape.tile));
 }
 
-// Distribution: select_pivots (a block per group) writes each group's P - 1
-// pivots and their tags, then split_search (a thread per (group, boundary,
-// run)) the pass's splits.
+// Distribution: select_pivots (a thread per sample, plan_ns::pivot_samples)
+// writes each group's P - 1 pivots and their tags, then split_search (a
+// thread per (group, boundary, run)) the pass's splits. Neither uses shared
+// memory.
 template <class K>
 struct pivot_spans {
     kl::gspan<K> keys;
@@ -126,8 +127,10 @@ pivot_spans<K> alloc_pivots(Exec& ex, const plan_ns::merge_pass& ps) {
 template <class Exec, class K>
 void launch_select_pivots(Exec& ex, const plan_ns::merge_pass& ps, const merge_shape& s, kl::gspan<const K> keys,
                           pivot_spans<K> pivots) {
-    ex.launch("select_pivots", select_pivots<K>, {static_cast<unsigned>(ps.groups)}, {sort_policy::threads},
-              ps.splits_bytes, keys, pivots.keys, pivots.tags, s, static_cast<unsigned>(ps.per_run));
+    const unsigned threads = sort_policy::threads;
+    const std::uint64_t samples = plan_ns::pivot_samples(ps);
+    ex.launch("select_pivots", select_pivots<K>, {blocks_for(samples, threads)}, {threads}, 0, keys, pivots.keys,
+              pivots.tags, s, static_cast<unsigned>(ps.per_run), samples);
 }
 
 template <class Exec, class K>

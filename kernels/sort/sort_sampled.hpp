@@ -119,16 +119,17 @@ inline double synthesized_lanes(const model::machine& m, const std::string& key,
             keys = std::min(keys, double(std::min(P::probes, blocks) * 3 * P::x1(ps.d, shape.chunk)));
         lanes += keys * plan_ns::merge_lanes_per_key(m, ps, shape);
         if (ps.parts > 1) {
-            // select_pivots (a group's samples sorted on chip) and split_search
-            // (a binary search per thread) on the blocks of split_strata strata;
-            // the host's distribution, a descent of a run's tree per sample and
-            // per split, costs about 3 lane accesses per level and 30 per unit made.
-            const std::uint64_t most = 2 * P::split_strata + 2;
-            const double samples = double(ps.d * ps.per_run), levels = std::log2(std::max(2.0, samples));
+            // select_pivots (a thread per sample, d - 1 binary searches over
+            // per_run samples) and split_search (a thread per split, one over
+            // the run) on the blocks of split_strata strata; the host's
+            // distribution, a descent of a run's tree per sample and per
+            // split, costs about 3 lane accesses per level and 30 per unit made.
+            const std::uint64_t most = (2 * P::split_strata + 2) * sort_policy::threads;
+            const double samples = double(plan_ns::pivot_samples(ps)), levels = std::log2(double(ps.per_run)) + 1;
             const double searches = double(splits_size(ps)), depth = std::log2(std::max(2.0, double(ps.run_len) / 32));
-            lanes += double(ps.groups <= most ? ps.groups : P::split_strata + 2) * samples * 2 * levels * (levels + 1);
-            lanes += std::min(searches, double(most * sort_policy::threads)) * 2 * (depth + 5);
-            lanes += double(ps.groups) * (samples + double((ps.parts - 1) * (ps.d - 1))) * (3 * depth + 30);
+            lanes += std::min(samples, double(most)) * 2 * (double(ps.d - 1) * levels + 5);
+            lanes += std::min(searches, double(most)) * 2 * (depth + 5);
+            lanes += (samples + double(ps.groups * (ps.parts - 1) * (ps.d - 1))) * (3 * depth + 30);
         }
     }
     return lanes;
@@ -489,12 +490,14 @@ std::vector<std::uint64_t> prefix_ends(sim::executor& ex, kl::gspan<K> keys, con
 }
 
 // What select_pivots and split_search write for a pass over the synthesized
-// runs, made on the host by the kernels' rules (multiway.cuh): each group's
-// samples sorted by (key, tag), absent ones last, its pivots evenly spaced
-// among the present ones, and each split the count of a run's elements before
-// its pivot (at most it in earlier runs, below it in later ones) found by one
-// descent of the run's tree (sorted_runs_synth::rank) instead of a binary
-// search through memory: no page of the input is touched.
+// runs, made on the host by the kernels' rules (multiway.cuh): each present
+// sample's rank among its group's samples in (key, run, sample) order, its
+// sample index plus, for every other run with elements, how many of that
+// run's samples precede it (a binary search over them), and the pivots at
+// the ranks pivots_of_rank names; each split the count of a run's elements
+// before its pivot (at most it in earlier runs, below it in later ones)
+// found by one descent of the run's tree (sorted_runs_synth::rank) instead
+// of a binary search through memory: no page of the input is touched.
 template <class K>
 struct distribution {
     std::vector<K> pivot_keys;
@@ -506,36 +509,37 @@ struct distribution {
 template <class K>
 distribution<K> synthesized_distribution(const sorted_runs_synth<K>& state, const plan_ns::merge_pass& ps,
                                          const merge_shape& s) {
-    const std::uint64_t d = s.d, P = s.parts, per_run = ps.per_run, samples = d * per_run;
+    const std::uint64_t d = s.d, P = s.parts, per_run = ps.per_run;
     distribution<K> out;
     out.pivot_keys.resize(ps.groups * (P - 1));
     out.pivot_tags.resize(ps.groups * (P - 1));
     out.splits.resize(ps.groups * (P + 1) * d);
     out.searched.resize(out.splits.size());
     std::vector<typename sorted_runs_synth<K>::split_cache> caches(d);
-    struct sample {
-        std::uint32_t order;
-        unsigned tag;
-    };
-    std::vector<sample> sorted(samples);
+    std::vector<std::vector<std::uint32_t>> samples(d, std::vector<std::uint32_t>(per_run));  // order values, by run
     for (std::uint64_t g = 0; g < ps.groups; ++g) {
         for (auto& c : caches) c.clear();
-        for (std::uint64_t x = 0; x < samples; ++x) {
-            const std::uint64_t r = x / per_run, j = x % per_run;
-            const std::uint64_t lo = run_start(s, g, r), len = run_start(s, g, r + 1) - lo;
-            sorted[x] = len > 0 ? sample{state.order_at(lo + j * len / per_run, &caches[r]), unsigned(x)}
-                                : sample{0, unsigned(samples + x)};
-        }
-        std::sort(sorted.begin(), sorted.end(), [&](const sample& a, const sample& b) {
-            return tagged_before<std::uint32_t>(a.order, a.tag, b.order, b.tag, unsigned(samples));
-        });
         const std::uint64_t first = run_start(s, g, 0);
-        const std::uint64_t present = std::min(d, (s.n - first + s.run_len - 1) / s.run_len) * per_run;
-        for (std::uint64_t q = 1; q < P; ++q) {
-            const sample& pv = sorted[q * present / P];
-            out.pivot_keys[g * (P - 1) + q - 1] = key_from_order<K>(pv.order);
-            out.pivot_tags[g * (P - 1) + q - 1] = pv.tag;
+        const std::uint64_t nonempty = std::min(d, (s.n - first + s.run_len - 1) / s.run_len);
+        for (std::uint64_t r = 0; r < nonempty; ++r) {
+            const std::uint64_t lo = run_start(s, g, r), len = run_start(s, g, r + 1) - lo;
+            for (std::uint64_t j = 0; j < per_run; ++j) samples[r][j] = state.order_at(lo + j * len / per_run, &caches[r]);
         }
+        for (std::uint64_t r = 0; r < nonempty; ++r)
+            for (std::uint64_t j = 0; j < per_run; ++j) {
+                const std::uint32_t v = samples[r][j];
+                std::uint64_t rank = j;
+                for (std::uint64_t o = 0; o < nonempty; ++o) {
+                    const auto& other = samples[o];
+                    if (o < r) rank += std::uint64_t(std::upper_bound(other.begin(), other.end(), v) - other.begin());
+                    if (o > r) rank += std::uint64_t(std::lower_bound(other.begin(), other.end(), v) - other.begin());
+                }
+                const pivot_span at = pivots_of_rank(rank, nonempty * per_run, P);
+                for (std::uint64_t q = at.first; q < at.end; ++q) {
+                    out.pivot_keys[g * (P - 1) + q - 1] = key_from_order<K>(v);
+                    out.pivot_tags[g * (P - 1) + q - 1] = std::uint32_t(r * per_run + j);
+                }
+            }
         for (std::uint64_t q = 0; q <= P; ++q)
             for (std::uint64_t r = 0; r < d; ++r) {
                 const std::uint64_t lo = run_start(s, g, r), hi = run_start(s, g, r + 1);

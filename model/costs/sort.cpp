@@ -15,10 +15,10 @@
 //     elements every time but the last, see multiway.cuh), all at the same
 //     offsets whatever the keys.
 // Bounded (sort_bounds): with split ranges (parts > 1) the ranges start where
-// the pivots fall and split_search's binary searches go where the keys say:
-// global sectors and blocks lie between what the elements need when perfectly
-// aligned and one extra sector per warp-instruction on the most instructions
-// the ranges can take.
+// the pivots fall and select_pivots' and split_search's binary searches go
+// where the keys say: global sectors and blocks lie between what the elements
+// need when perfectly aligned and one extra sector per warp-instruction on the
+// most instructions the ranges can take, plus a sector per probe.
 // Not given: time steps, shared wavefronts and conflicts, warp-instructions,
 // barriers and compute: the merges' co-rank searches and the heap's choices
 // depend on the keys (the bitonic network's do not, and follow the same
@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -141,15 +142,16 @@ plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s) {
             ps.parts = std::max<std::uint64_t>(
                 1, std::min(ceil_div(waves * ps.resident, ps.groups), len / (range_chunks * s.chunk)));
         if (ps.parts > 1) {
-            // Samples: about 2 per part from every run, as many as fit in M (and 8192 at most).
-            ps.per_run = std::max<std::uint64_t>(1, pow2_ceil(2 * ps.parts));
-            auto bytes = [&](std::uint64_t per) { return align16(ps.d * per * s.key_bytes) + align16(ps.d * per * 4); };
-            while (ps.per_run > 1 && (ps.d * ps.per_run > 8192 || bytes(ps.per_run) > m.shared_bytes())) ps.per_run /= 2;
-            // At most one pivot per d samples (sort_plan.hpp): where the cap above leaves fewer.
+            // Samples: samples_per_part per part from every run (one thread each, no shared memory), at most
+            // the run (a power of two: tile·d^i); tags run·per_run + sample in 32 bits.
+            ps.per_run = std::min(pow2_ceil(samples_per_part * ps.parts), ps.run_len);
+            if (ps.d * ps.per_run > std::numeric_limits<std::uint32_t>::max())
+                throw input_error(s.parts > 0 ? "option --set parts=" + std::to_string(s.parts)
+                                              : "device field agpu.p = " + std::to_string(m.p),
+                                  s.key + ": " + std::to_string(ps.d * ps.per_run) +
+                                      " pivot samples a group, more than select_pivots' 32-bit tags hold");
+            // At most one pivot per d samples (sort_plan.hpp).
             if (s.parts == 0) ps.parts = std::min(ps.parts, ps.per_run);
-            ps.splits_bytes = bytes(ps.per_run);
-            if (ps.splits_bytes > m.shared_bytes())
-                throw input_error("option --set d", s.key + ": the pivot samples " + bytes_rule(ps.splits_bytes, m));
         }
         out.passes.push_back(ps);
         runs = ps.groups;
@@ -269,7 +271,7 @@ partial_counts merge_sort_costs(const machine& m, std::uint64_t n, const param_v
     tile_pass(g, n, s.tile, s.key_bytes, s.value_bytes, s.pairs);
     for (const auto& ps : pl.passes) {
         if (ps.parts > 1) {
-            add_launch(c, m, ps.groups, ps.splits_bytes);                               // select_pivots
+            add_launch(c, m, ceil_div(pivot_samples(ps), threads), 0);                  // select_pivots
             add_launch(c, m, ceil_div(ps.groups * (ps.parts + 1) * ps.d, threads), 0);  // split_search
         }
         add_launch(c, m, ps.groups * ps.parts, ps.heap_bytes, merge_threads(m, s.warps));
@@ -407,13 +409,14 @@ count_bounds sort_bounds(const machine& m, const std::string& key, std::uint64_t
             high_blocks += 2 * (ceil_div(n * e, bb) + instr);
         }
         if (ps.parts > 1) {
-            // select_pivots: samples (at most one sector and block each), the pivots' keys and tags stored
-            // (P - 1 per group, one sector each at most); split_search: the pivot's key and tag loaded (one
-            // sector each per thread at most), the searches (ceil(log2(L + 1)) probes per (q, r)), the splits
-            // stored (8 bytes per (q, r)).
+            // select_pivots: a thread per sample loads it and binary-searches the samples of the group's
+            // d - 1 other runs (at most bit_width(per_run) probes each), one sector and block at most per lane;
+            // the pivots' keys and tags stored (P - 1 per group, one sector each at most); split_search: the
+            // pivot's key and tag loaded (one sector each per thread at most), the searches
+            // (ceil(log2(L + 1)) probes per (q, r)), the splits stored (8 bytes per (q, r)).
             const std::uint64_t searches = ps.groups * (ps.parts + 1) * ps.d;
             const std::uint64_t probes = searches * std::bit_width(len);
-            const std::uint64_t samples = ps.groups * ps.d * ps.per_run;
+            const std::uint64_t samples = pivot_samples(ps) * (1 + (ps.d - 1) * std::bit_width(ps.per_run));
             const std::uint64_t pivots = ps.groups * (ps.parts - 1);
             low_sectors += ceil_div(searches * 8, sector_bytes);
             low_blocks += ceil_div(searches * 8, bb);

@@ -12,6 +12,7 @@
 #include <numeric>
 #include <span>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -212,6 +213,110 @@ TEST(SortCorrect, BlockSortNetworkEveryTypeInputAndTile) {
     expect_block_sort_sorts<float>("float");
 }
 
+namespace {
+
+// select_pivots on runs of L = ps.run_len elements of `keys` (each sorted
+// first: a merge pass's input) against the host's reference: every group's
+// present samples (sample j of a run of len elements at j·len/per_run; an
+// empty run has none) sorted by (key, run, sample), pivot q the one at
+// q·present/P, its tag run·per_run + sample. Keys compared bit for bit.
+template <class K>
+void expect_pivots(const std::string& dev, std::vector<K> keys, model::sort_plan::merge_pass ps, const std::string& what) {
+    const std::uint64_t n = keys.size(), L = ps.run_len, d = ps.d, P = ps.parts, per_run = ps.per_run;
+    for (std::uint64_t r0 = 0; r0 < n; r0 += L)
+        std::stable_sort(keys.begin() + std::ptrdiff_t(r0), keys.begin() + std::ptrdiff_t(std::min(n, r0 + L)),
+                         sort::ref_less<K>);
+    ps.runs = (n + L - 1) / L;
+    ps.groups = (ps.runs + d - 1) / d;
+    sim::executor ex(device(dev));
+    auto in = ex.alloc<K>(n);
+    ex.upload(in, std::span<const K>(keys));
+    const sort::merge_shape s{n, L, unsigned(d), 64, unsigned(P)};
+    const auto pivots = sort::alloc_pivots<sim::executor, K>(ex, ps);
+    sort::launch_select_pivots(ex, ps, s, agpu::kl::gspan<const K>(in), pivots);
+    std::vector<K> got_keys(pivots.keys.size());
+    std::vector<std::uint32_t> got_tags(pivots.tags.size());
+    ex.download(std::span<K>(got_keys), agpu::kl::gspan<const K>(pivots.keys));
+    ex.download(std::span<std::uint32_t>(got_tags), agpu::kl::gspan<const std::uint32_t>(pivots.tags));
+    using bits = sort::key_bits<K>;
+    for (std::uint64_t g = 0; g < ps.groups; ++g) {
+        std::vector<std::tuple<bits, std::uint64_t, std::uint64_t>> samples;  // (key's order bits, run, sample)
+        for (std::uint64_t r = 0; r < d; ++r) {
+            const std::uint64_t lo = std::min(n, (g * d + r) * L), len = std::min(n, lo + L) - lo;
+            for (std::uint64_t j = 0; len > 0 && j < per_run; ++j)
+                samples.emplace_back(sort::order_bits(keys[lo + j * len / per_run]), r, j);
+        }
+        std::sort(samples.begin(), samples.end());
+        for (std::uint64_t q = 1; q < P; ++q) {
+            const auto& [key, r, j] = samples[q * samples.size() / P];
+            const std::uint64_t at = g * (P - 1) + q - 1;
+            if (sort::order_bits(got_keys[at]) != key || got_tags[at] != r * per_run + j) {
+                ADD_FAILURE() << what << " on " << dev << ": n " << n << ", L " << L << ", d " << d << ", P " << P
+                              << ", per_run " << per_run << ": group " << g << "'s pivot " << q << " has tag "
+                              << got_tags[at] << ", want " << r * per_run + j;
+                return;
+            }
+        }
+    }
+}
+
+model::sort_plan::merge_pass pivot_pass(std::uint64_t d, std::uint64_t run_len, std::uint64_t parts, std::uint64_t per_run) {
+    model::sort_plan::merge_pass ps;
+    ps.d = d;
+    ps.run_len = run_len;
+    ps.parts = parts;
+    ps.per_run = per_run;
+    return ps;
+}
+
+template <class K>
+void expect_pivots_every_input(const char* type) {
+    // (d, L, P, per_run, n): a last group with fewer runs (and a short last run), n a multiple of nothing;
+    // a last group of one run of 5 elements (its samples repeat elements) with P above its samples (pivots
+    // repeated); one sample per run; samples as many as the run's elements.
+    const std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t> shapes[] = {
+        {2, 256, 3, 8, 3001},   {4, 256, 16, 32, 7001},   {8, 256, 100, 256, 7001}, {16, 512, 7, 16, 10007},
+        {4, 256, 40, 16, 2053}, {8, 128, 2, 1, 5000},     {32, 256, 5, 4, 9001}};
+    for (const auto& [d, L, P, per_run, n] : shapes) {
+        const auto ps = pivot_pass(d, L, P, per_run);
+        const std::string what = std::string(type) + " d " + std::to_string(d);
+        for (const auto& kind : sort::input_kinds()) expect_pivots("h100", sort::sort_input<K>(n, 13, kind), ps, what + " " + kind);
+        expect_pivots("h100", edge_keys<K>(n), ps, what + " edges");
+    }
+}
+
+}  // namespace
+
+// select_pivots ranks every sample among its group's by binary searches over
+// the other runs' samples; its pivots and tags must be those of the samples
+// sorted by (key, run, sample), as when one block sorted them on chip: every
+// key type (float with NaNs and both zeros), input kind, several d, a last
+// group with fewer runs, pivots repeated; and the plans of keys and pairs on
+// two machines.
+TEST(SortPivots, EqualTheSortedSamples) {
+    expect_pivots_every_input<std::uint32_t>("u32");
+    expect_pivots_every_input<std::uint64_t>("u64");
+    expect_pivots_every_input<float>("float");
+    const auto& a = sim::find_algorithm("sort/multiway");
+    const std::pair<std::string, std::string> kinds[] = {{"u32", "0"}, {"u64", "1"}, {"float", "1"}};
+    for (const char* dev : {"h100", "small-m"})
+        for (const auto& [type, values] : kinds) {
+            const auto shape = model::sort_plan::shape_of(
+                "sort/multiway", model::parse_params(a.spec, {"tile=256", "chunk=64", "type=" + type, "values=" + values}));
+            const std::uint64_t n = 300007;
+            const std::string what = type + " values=" + values;
+            std::size_t split = 0;
+            for (const auto& ps : model::sort_plan::make_plan(device(dev).agpu, n, shape).passes) {
+                if (ps.parts == 1) continue;
+                ++split;
+                if (type == "u64") expect_pivots(dev, sort::sort_input<std::uint64_t>(n, 3, "few"), ps, what);
+                else if (type == "float") expect_pivots(dev, sort::sort_input<float>(n, 3, "random"), ps, what);
+                else expect_pivots(dev, sort::sort_input<std::uint32_t>(n, 3, "random"), ps, what);
+            }
+            EXPECT_GE(split, 2u) << what << " on " << dev;
+        }
+}
+
 TEST(SortReference, FloatTotalOrder) {
     const float nan = std::nanf(""), inf = INFINITY;
     const std::vector<float> want{-nan, -inf, -1.0f, -0.0f, 0.0f, 1e-45f, 1.0f, inf, nan};
@@ -346,15 +451,39 @@ TEST(SortPlan, BigTilesSaveMergePasses) {
     EXPECT_EQ(plan::max_tile(device("h100-b64").agpu, keys), 4096u);
 }
 
+// The tuned shape (chunk=256;tile=16384;d=4) on the H100: select_pivots ranks
+// samples over the whole grid, so no pass caps its samples; the last pass
+// splits its one group into min(4x the heaps, L/(8·chunk)) ranges (8192 at
+// 2^26, 8448 at 2^28; 2048 while a block sorted at most 8192 samples) from
+// 2 samples of every run per range.
+TEST(SortPlan, PivotSamplesUncapped) {
+    const auto& a = sim::find_algorithm("sort/multiway");
+    const auto h100 = device("h100").agpu;
+    namespace plan = model::sort_plan;
+    const auto shape = plan::shape_of("sort/multiway", model::parse_params(a.spec, {"type=u32", "values=0", "chunk=256",
+                                                                                     "tile=16384", "d=4"}));
+    for (const auto& [log2n, parts, per_run] : {std::tuple{26, 8192u, 16384u}, std::tuple{28, 8448u, 32768u}}) {
+        const auto pl = plan::make_plan(h100, std::uint64_t(1) << log2n, shape);
+        const auto& last = pl.passes.back();
+        EXPECT_EQ(last.groups, 1u) << log2n;
+        EXPECT_EQ(last.parts, parts) << log2n;
+        EXPECT_EQ(last.per_run, per_run) << log2n;
+        for (const auto& ps : pl.passes) {
+            ASSERT_GT(ps.parts, 1u) << log2n;  // every pass splits: groups < 4x the heaps
+            EXPECT_EQ(ps.per_run, std::bit_ceil(plan::samples_per_part * ps.parts)) << log2n;
+            EXPECT_LE(ps.per_run, ps.run_len) << log2n;
+        }
+    }
+}
+
 TEST(SortPlan, DFromMAndPhases) {
     const auto& a = sim::find_algorithm("sort/multiway");
     const auto h100 = device("h100").agpu;
     namespace plan = model::sort_plan;
     // 2^28 u32 keys on the H100, the defaults (tile 1024, chunk 128): d = 4, the largest whose heap (a ring of
     // 2C per child) fits in M/16 (16 heaps, one warp each, share an MP): 2^18 tiles take 9 passes; the first
-    // with groups >= 4x the heaps the MPs hold at once (no splits), the last one group split into as many
-    // ranges as it has samples of a run (8192 samples in all: 2048 of each of its 4 runs; one pivot per 4
-    // samples), fewer than 4x the heaps; a split pass with samples enough takes the 4x.
+    // with groups >= 4x the heaps the MPs hold at once (no splits), the last one group split into 4x the heaps,
+    // with 2 samples of every run per range (rounded up to a power of two): one pivot per d samples does not bind.
     const auto pl =
         plan::make_plan(h100, std::uint64_t(1) << 28, plan::shape_of("sort/multiway", model::parse_params(a.spec, {})));
     ASSERT_EQ(pl.passes.size(), 9u);
@@ -367,9 +496,9 @@ TEST(SortPlan, DFromMAndPhases) {
     EXPECT_GE(first.groups, plan::waves * first.resident);
     EXPECT_EQ(pl.passes.back().groups, 1u);
     const auto& last = pl.passes.back();
-    EXPECT_EQ(last.per_run, 8192u / last.d);
-    EXPECT_LT(last.per_run, plan::waves * first.resident);
-    EXPECT_EQ(last.parts, last.per_run);
+    EXPECT_EQ(last.parts, plan::waves * first.resident);
+    EXPECT_EQ(last.per_run, std::bit_ceil(plan::samples_per_part * last.parts));
+    EXPECT_LT(last.parts, last.per_run);
     bool quadruple = false;  // some split pass of several groups takes exactly the 4x (its samples allow it)
     for (const auto& ps : pl.passes)
         if (ps.parts > 1 && ps.groups > 1 && ps.parts * ps.groups >= plan::waves * ps.resident && ps.parts <= ps.per_run)

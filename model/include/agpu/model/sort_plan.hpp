@@ -48,9 +48,11 @@ inline constexpr std::uint64_t range_chunks = 8;
 // group: select_pivots takes evenly spaced samples of each run, and on runs
 // of i.i.d. keys the d runs' samples of one rank fall together, so a pivot
 // per sample cuts ranges within those clusters and leaves the gaps between
-// them whole (up to 4x the mean at d = 4). It binds where the samples' cap
-// (8192 a group) leaves per_run < parts: the last passes of large sorts (at
-// 2^26 keys the last pass went from 8192 ranges, 0.72 ms, to 2048).
+// them whole (up to 4x the mean at d = 4). With samples_per_part samples of
+// every run per range it does not bind; it did while select_pivots sorted a
+// group's samples in one block's shared memory, 8192 at most (at 2^26 keys
+// the last pass went from 8192 uneven ranges, 0.72 ms, to 2048 even ones).
+inline constexpr std::uint64_t samples_per_part = 2;
 
 struct sort_shape {
     std::string key;  // the algorithm: sort/multiway, sort/pairwise or sort/bitonic
@@ -105,9 +107,14 @@ inline std::uint64_t block_network_items(const machine& m, const sort_shape& s) 
 struct merge_pass {
     std::uint64_t d = 2, run_len = 0, runs = 0, groups = 0, parts = 1;
     std::uint64_t resident = 0;  // heaps held at once by the k MPs: k·min(max_blocks_per_mp, threads cap, M/heap)
-    std::uint64_t per_run = 0;  // samples per run of select_pivots (parts > 1)
-    std::uint64_t heap_bytes = 0, splits_bytes = 0;
+    // Samples per run of select_pivots (parts > 1): pow2_ceil(samples_per_part·parts), at most the run length.
+    std::uint64_t per_run = 0;
+    std::uint64_t heap_bytes = 0;
 };
+
+// select_pivots' samples, a thread each: per_run of every run of every group
+// (an empty run's too, absent: their threads return at once).
+inline std::uint64_t pivot_samples(const merge_pass& ps) { return ps.groups * ps.d * ps.per_run; }
 
 struct plan {
     std::uint64_t n = 0, tiles = 0, tile_bytes = 0;
