@@ -454,7 +454,7 @@ TEST(SortPlan, BigTilesSaveMergePasses) {
 // The tuned shape (chunk=256;tile=16384;d=4) on the H100: select_pivots ranks
 // samples over the whole grid, so no pass caps its samples; the last pass
 // splits its one group into min(4x the heaps, L/(8·chunk)) ranges (8192 at
-// 2^26, 8448 at 2^28; 2048 while a block sorted at most 8192 samples) from
+// 2^26, 9504 at 2^28; 2048 while a block sorted at most 8192 samples) from
 // 2 samples of every run per range.
 TEST(SortPlan, PivotSamplesUncapped) {
     const auto& a = sim::find_algorithm("sort/multiway");
@@ -462,10 +462,14 @@ TEST(SortPlan, PivotSamplesUncapped) {
     namespace plan = model::sort_plan;
     const auto shape = plan::shape_of("sort/multiway", model::parse_params(a.spec, {"type=u32", "values=0", "chunk=256",
                                                                                      "tile=16384", "d=4"}));
-    for (const auto& [log2n, parts, per_run] : {std::tuple{26, 8192u, 16384u}, std::tuple{28, 8448u, 32768u}}) {
+    // The last pass: one group in min(4x the heaps, L/(8C)) ranges (2^26: L/(8C) = 8192; 2^28: 4x the 18 heaps
+    // of 12.3 kB that M holds on each of 132 MPs, 9504).
+    for (const auto& [log2n, parts, per_run] : {std::tuple{26, 8192u, 16384u}, std::tuple{28, 9504u, 32768u}}) {
         const auto pl = plan::make_plan(h100, std::uint64_t(1) << log2n, shape);
         const auto& last = pl.passes.back();
         EXPECT_EQ(last.groups, 1u) << log2n;
+        EXPECT_EQ(last.parts, std::min<std::uint64_t>(plan::waves * last.resident, last.run_len / (plan::range_chunks * 256)))
+            << log2n;
         EXPECT_EQ(last.parts, parts) << log2n;
         EXPECT_EQ(last.per_run, per_run) << log2n;
         for (const auto& ps : pl.passes) {
