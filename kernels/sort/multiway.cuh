@@ -644,19 +644,24 @@ AGPU_KERNEL void select_pivots(kl::gspan<const K> keys, kl::gspan<K> pivots, kl:
     const std::uint64_t lo = run_start(s, g, r), len = run_start(s, g, r + 1) - lo;
     if (len == 0) return;
     const K key = keys.load(lo + j * len / per_run);
+    // Every lane makes the same log2(per_run) + 1 probes of every run (per_run
+    // a power of two; predicated off in its own run and in empty ones), so a
+    // warp's lanes stay in step and each probe is one warp-instruction, as the
+    // GPU issues it (a search of data-dependent length lets the lanes drift
+    // apart between runs: the simulator then grouped one run's probes with
+    // another's, 16% more sectors than the GPU's on the sort dataset).
     std::uint64_t rank = j;
     for (unsigned o = 0; o < d; ++o) {
         const std::uint64_t o_lo = run_start(s, g, o), o_len = run_start(s, g, o + 1) - o_lo;
-        if (o_len == 0) break;
-        if (o == r) continue;
-        unsigned a = 0, b = per_run;
-        while (a < b) {
-            const unsigned mid = (a + b) / 2;
-            const K y = keys.load(o_lo + mid * o_len / per_run);
+        const bool on = o_len > 0 && o != r;
+        unsigned a = 0;  // run o's samples before this one: a prefix of them, found by halving steps
+        for (unsigned step = per_run / 2;; step /= 2) {
+            const unsigned at = step > 0 ? a + step - 1 : a;
+            const K y = keys.load_if(on, o_lo + std::uint64_t(at) * o_len / per_run, K{});
             kl::compute(1);
             const bool before = o < r ? !key_order<K>::less(key, y) : key_order<K>::less(y, key);
-            if (before) a = mid + 1;
-            else b = mid;
+            if (on && before) a += step > 0 ? step : 1;
+            if (step == 0) break;
         }
         rank += a;
     }
