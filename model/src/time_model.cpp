@@ -77,8 +77,9 @@ time_vector time_features(const counts& c, const device& d, std::uint64_t footpr
     f[std::size_t(time_term::launch)] = double(c[counter::launches]) * d.hw.launch_overhead_us * 1e-6;
     f[std::size_t(time_term::dram)] = dram * sector_bytes / (d.hw.mem_bandwidth_gbs * 1e9);
     f[std::size_t(time_term::l2)] = std::max(0.0, sectors - dram) / sm_clocks_hz;  // streamed atoms: none
-    f[std::size_t(time_term::step)] = steps / clock_hz;
-    f[std::size_t(time_term::shared)] = double(c[counter::bank_conflicts]) / sm_clocks_hz;
+    const double conflicts_per_mp = double(c[counter::bank_conflicts]) / double(d.hw.sm_count);
+    f[std::size_t(time_term::step)] = std::max(0.0, steps - conflicts_per_mp) / clock_hz;  // replays: the shared term's
+    f[std::size_t(time_term::shared)] = conflicts_per_mp / clock_hz;
     const double launches = double(std::max<std::uint64_t>(c[counter::launches], 1));
     const double underfilled = std::max(0.0, 1 - double(c[counter::threads]) / launches / double(d.agpu.b));
     f[std::size_t(time_term::latency)] = steps * underfilled / clock_hz;
@@ -153,7 +154,7 @@ time_fit fit_from_json(const json& j, const std::string& where) {
                                                        fit_schema + "); use a newer agpu or refit");
     if (version < fit_schema_version)
         throw input_error(where + ": field schema", "\"" + schema + "\" is an older time model than this agpu's (" +
-                                                       fit_schema + ": shared term on bank conflicts); refit with agpu fit");
+                                                       fit_schema + ": steps without bank-conflict replays, shared at the pipeline's rate); refit with agpu fit");
     time_fit f;
     f.source = where;
     f.device = text_field(j, "device", where);

@@ -35,13 +35,13 @@ TEST(TimeModel, FeaturesUseTheDevicesFigures) {
     c[counter::time_steps] = 1980;
     c[counter::global_sectors] = 1000;
     c[counter::shared_wavefronts] = 132 * 40;
-    c[counter::bank_conflicts] = 132 * 10;  // the shared term prices the replays only
+    c[counter::bank_conflicts] = 132 * 10;  // the shared term prices the replays only, the steps the rest
     const auto f = time_features(c, h100, 0);
     const double sm_clocks = sm_clocks_hz(h100);
     EXPECT_DOUBLE_EQ(f[std::size_t(time_term::launch)], 2 * h100.hw.launch_overhead_us * 1e-6);
     EXPECT_DOUBLE_EQ(f[std::size_t(time_term::dram)], 32000 / (h100.hw.mem_bandwidth_gbs * 1e9));
     EXPECT_EQ(f[std::size_t(time_term::l2)], 0);  // footprint unknown: streamed, every sector from DRAM
-    EXPECT_DOUBLE_EQ(f[std::size_t(time_term::step)], 1980 / (h100.hw.sm_clock_mhz * 1e6));
+    EXPECT_DOUBLE_EQ(f[std::size_t(time_term::step)], (1980 - 10) / (h100.hw.sm_clock_mhz * 1e6));
     EXPECT_DOUBLE_EQ(f[std::size_t(time_term::shared)], 132 * 10 / sm_clocks);
     EXPECT_EQ(f[std::size_t(time_term::latency)], 0);  // launches of a warp or more
     EXPECT_EQ(f[std::size_t(time_term::atomic)], 0);
@@ -178,36 +178,57 @@ TEST(TimeModel, FitJsonRoundTrip) {
     EXPECT_EQ(g.commit, f.commit);
     EXPECT_EQ(g.datasets, f.datasets);
     EXPECT_EQ(g.quality, f.quality);
-    EXPECT_EQ(fit_to_json(f)["schema"], "agpu.fit/4");
+    EXPECT_EQ(fit_to_json(f)["schema"], "agpu.fit/5");
 }
 
-// A conflict-free shared access is a step like any other; only the
-// wavefronts a bank conflict replays add the shared pipeline's clocks
+// A conflict-free shared access is a step like any other; the wavefronts a
+// bank conflict replays are the shared pipeline's clocks instead of steps
 // (micro/shared-stride: stride 1 conflict-free, stride 32 32 replays a load).
 TEST(TimeModel, SharedTermPricesBankConflictsOnly) {
     const auto& h100 = resolve_device("h100");
+    const double clock_hz = h100.hw.sm_clock_mhz * 1e6;
     counts c = launched(1, 1 << 20);
-    c[counter::time_steps] = 1000;
+    c[counter::time_steps] = 33 * 1000;
     c[counter::shared_wavefronts] = 1 << 15;
-    EXPECT_EQ(time_features(c, h100, 0)[std::size_t(time_term::shared)], 0);
-    c[counter::shared_wavefronts] = 33 << 15;
-    c[counter::bank_conflicts] = 32 << 15;
-    EXPECT_DOUBLE_EQ(time_features(c, h100, 0)[std::size_t(time_term::shared)], double(32 << 15) / sm_clocks_hz(h100));
+    auto f = time_features(c, h100, 0);
+    EXPECT_EQ(f[std::size_t(time_term::shared)], 0);
+    EXPECT_DOUBLE_EQ(f[std::size_t(time_term::step)], 33 * 1000 / clock_hz);
+    c[counter::shared_wavefronts] = 33 * 132 * 1000;
+    c[counter::bank_conflicts] = 32 * 132 * 1000;
+    f = time_features(c, h100, 0);
+    EXPECT_DOUBLE_EQ(f[std::size_t(time_term::shared)], double(32 * 132 * 1000) / sm_clocks_hz(h100));
+    EXPECT_DOUBLE_EQ(f[std::size_t(time_term::step)], 1000 / clock_hz);  // the replays left out
+    c[counter::bank_conflicts] = 40 * 132 * 1000;  // more replays than steps (busiest MP against the mean): none left
+    EXPECT_EQ(time_features(c, h100, 0)[std::size_t(time_term::step)], 0);
 }
 
-// Versions 2 and 3 priced every shared wavefront: their constants do not
-// carry over, so they are refused like version 1.
+// The shared pipeline's rate is the hardware's, one wavefront a clock per SM:
+// the only fixed constant.
+TEST(TimeModel, OnlyTheSharedConstantIsFixed) {
+    for (const auto& t : time_term_table) {
+        if (t.id == time_term::shared) {
+            ASSERT_TRUE(t.fixed.has_value());
+            EXPECT_EQ(*t.fixed, 1.0);
+        } else {
+            EXPECT_FALSE(t.fixed.has_value()) << t.name;
+        }
+    }
+}
+
+// Versions 2 and 3 priced every shared wavefront, version 4 charged a replay
+// a step and a fitted shared constant: their constants do not carry over, so
+// they are refused like version 1.
 TEST(TimeModel, OlderFitsAreRefused) {
     time_fit f;
     f.device = "h100";
     f.date = "2026";
     auto j = fit_to_json(f);
-    for (const char* old : {"agpu.fit/2", "agpu.fit/3"}) {
+    for (const char* old : {"agpu.fit/2", "agpu.fit/3", "agpu.fit/4"}) {
         j["schema"] = old;
         EXPECT_EQ(error_of([&] { fit_from_json(j, "f.json"); }),
                   std::string("f.json: field schema: \"") + old +
-                      "\" is an older time model than this agpu's (agpu.fit/4: shared term on bank conflicts); refit "
-                      "with agpu fit");
+                      "\" is an older time model than this agpu's (agpu.fit/5: steps without bank-conflict replays, "
+                      "shared at the pipeline's rate); refit with agpu fit");
     }
 }
 
@@ -246,12 +267,12 @@ TEST(TimeModel, FitFileErrorsNameFieldAndRule) {
         change(j);
         return error_of([&] { fit_from_json(j, "f.json"); });
     };
-    EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/5"; }),
-              "f.json: field schema: \"agpu.fit/5\" is newer than this agpu reads (agpu.fit/4); use a newer agpu or refit");
+    EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/6"; }),
+              "f.json: field schema: \"agpu.fit/6\" is newer than this agpu reads (agpu.fit/5); use a newer agpu or refit");
     EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/1"; }),
-              "f.json: field schema: \"agpu.fit/1\" is an older time model than this agpu's (agpu.fit/4: shared term "
-              "on bank conflicts); refit with agpu fit");
-    EXPECT_EQ(with([](auto& j) { j["schema"] = "other/1"; }), "f.json: field schema: must be agpu.fit/4, got \"other/1\"");
+              "f.json: field schema: \"agpu.fit/1\" is an older time model than this agpu's (agpu.fit/5: steps without "
+              "bank-conflict replays, shared at the pipeline's rate); refit with agpu fit");
+    EXPECT_EQ(with([](auto& j) { j["schema"] = "other/1"; }), "f.json: field schema: must be agpu.fit/5, got \"other/1\"");
     EXPECT_EQ(with([](auto& j) { j.erase("schema"); }), "f.json: field schema: is required");
     EXPECT_EQ(with([](auto& j) { j["constants"]["dram"] = -1; }),
               "f.json: field constants.dram: must be finite and non-negative, got -1");

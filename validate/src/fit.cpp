@@ -142,7 +142,10 @@ bool charges(const model::time_term_info& t, const std::vector<model::time_bound
 
 // NNLS on the rows, relative-error weighted and each row also multiplied by
 // `weight` (IRLS, below), with the terms of the bounds that `charged` says do
-// not apply to a row zeroed (all apply when `charged` is empty).
+// not apply to a row zeroed (all apply when `charged` is empty). A term with
+// a fixed constant (the hardware's rate) is not a column: its charged share
+// of the measured time is taken off the right-hand side, and the constant is
+// set, not solved for.
 model::time_vector nnls_rows(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows,
                              const std::vector<model::time_bound>& charged, const std::vector<double>& weight) {
     const auto terms = Eigen::Index(model::time_term_count);
@@ -151,11 +154,13 @@ model::time_vector nnls_rows(const std::vector<fit_sample>& samples, const std::
     for (std::size_t r = 0; r < rows.size(); ++r) {
         const auto& s = samples[rows[r]];
         AGPU_CHECK(s.measured_s > 0, "sample " + s.run_id + " has no positive time");
+        double fixed_share = 0;
         for (const auto& t : model::time_term_table) {
-            A(Eigen::Index(r), Eigen::Index(t.id)) =
-                charges(t, charged, r) ? weight[r] * s.features[std::size_t(t.id)] / s.measured_s : 0;
+            const double x = charges(t, charged, r) ? s.features[std::size_t(t.id)] / s.measured_s : 0;
+            if (t.fixed) fixed_share += *t.fixed * x;
+            A(Eigen::Index(r), Eigen::Index(t.id)) = t.fixed ? 0 : weight[r] * x;
         }
-        b[Eigen::Index(r)] = weight[r];
+        b[Eigen::Index(r)] = weight[r] * (1 - fixed_share);
     }
     // Columns scaled to unit norm so that the terms' very different sizes do
     // not decide NNLS's tolerance; scaled back after.
@@ -167,6 +172,8 @@ model::time_vector nnls_rows(const std::vector<fit_sample>& samples, const std::
     const auto sol = model::nnls(A, b);
     model::time_vector c{};
     for (Eigen::Index t = 0; t < terms; ++t) c[std::size_t(t)] = scale[t] > 0 ? sol.x[t] / scale[t] : 0;
+    for (const auto& t : model::time_term_table)
+        if (t.fixed) c[std::size_t(t.id)] = *t.fixed;
     return c;
 }
 

@@ -18,7 +18,10 @@
 // launch's cost varies between sessions on the same GPU) pull every constant
 // towards them, and in the folds that held out micro/atomics set the atomic
 // constant from the rank builds' and scans' look-back atomics to a third of
-// its value (model/README.md). Errors are |predicted - measured| / measured.
+// its value (model/README.md). A term whose constant is the hardware's
+// (model::time_term_info::fixed: the shared pipeline's one wavefront a
+// clock) is not fitted: its share of each run's time is taken as given.
+// Errors are |predicted - measured| / measured.
 #pragma once
 
 #include <cstdint>
