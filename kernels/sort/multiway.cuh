@@ -608,6 +608,29 @@ auto merge_kernel(std::uint64_t items) {
     return multiway_merge<K, V, Pairs, 0>;
 }
 
+// Where sample j of a run's `per_run` evenly spaced samples lies: the run's
+// element j·len/per_run, the run at [lo, lo + len). select_pivots,
+// split_search and the sampled mode's host copy of them (sort_sampled.hpp)
+// all take the samples here.
+AGPU_HOST_DEVICE std::uint64_t sample_at(std::uint64_t lo, std::uint64_t len, std::uint64_t j, std::uint64_t per_run) {
+    return lo + j * len / per_run;
+}
+
+// The runs of group g with elements: they come first (only the last group can
+// have fewer than d, and empty ones after them).
+AGPU_HOST_DEVICE std::uint64_t nonempty_runs(const merge_shape& s, std::uint64_t g) {
+    const std::uint64_t first = run_start(s, g, 0), runs = (s.n - first + s.run_len - 1) / s.run_len;
+    return runs < s.d ? runs : s.d;
+}
+
+// Whether element y of run y_run goes before key of run key_run in the
+// merge's (key, run, position) order: keys at most key's in earlier runs,
+// keys below it in later ones (the same run: by position, not asked here).
+template <class K>
+AGPU_HOST_DEVICE bool before_in_order(K y, unsigned y_run, K key, unsigned key_run) {
+    return y_run < key_run ? !key_order<K>::less(key, y) : key_order<K>::less(y, key);
+}
+
 // Which pivots the sample of rank `rank` among a group's `present` samples
 // is: pivot q (1..P-1) is the sample of rank floor(q·present/P), so the q
 // with rank·P <= q·present < (rank + 1)·P, as [first, end): none where no q
@@ -643,7 +666,7 @@ AGPU_KERNEL void select_pivots(kl::gspan<const K> keys, kl::gspan<K> pivots, kl:
     const std::uint64_t g = x / per_run / d;
     const std::uint64_t lo = run_start(s, g, r), len = run_start(s, g, r + 1) - lo;
     if (len == 0) return;
-    const K key = keys.load(lo + j * len / per_run);
+    const K key = keys.load(sample_at(lo, len, j, per_run));
     // Every lane makes the same log2(per_run) + 1 probes of every run (per_run
     // a power of two; predicated off in its own run and in empty ones), so a
     // warp's lanes stay in step and each probe is one warp-instruction, as the
@@ -657,17 +680,14 @@ AGPU_KERNEL void select_pivots(kl::gspan<const K> keys, kl::gspan<K> pivots, kl:
         unsigned a = 0;  // run o's samples before this one: a prefix of them, found by halving steps
         for (unsigned step = per_run / 2;; step /= 2) {
             const unsigned at = step > 0 ? a + step - 1 : a;
-            const K y = keys.load_if(on, o_lo + std::uint64_t(at) * o_len / per_run, K{});
+            const K y = keys.load_if(on, sample_at(o_lo, o_len, at, per_run), K{});
             kl::compute(1);
-            const bool before = o < r ? !key_order<K>::less(key, y) : key_order<K>::less(y, key);
-            if (on && before) a += step > 0 ? step : 1;
+            if (on && before_in_order(y, o, key, r)) a += step > 0 ? step : 1;
             if (step == 0) break;
         }
         rank += a;
     }
-    const std::uint64_t first = run_start(s, g, 0);
-    const std::uint64_t nonempty = kl::min<std::uint64_t>(d, (s.n - first + s.run_len - 1) / s.run_len);
-    const pivot_span at = pivots_of_rank(rank, nonempty * per_run, s.parts);
+    const pivot_span at = pivots_of_rank(rank, nonempty_runs(s, g) * per_run, s.parts);
     for (std::uint64_t q = at.first; q < at.end; ++q) {
         pivots.store(g * (s.parts - 1) + q - 1, key);
         tags.store(g * (s.parts - 1) + q - 1, r * per_run + j);
@@ -693,15 +713,14 @@ AGPU_KERNEL void split_search(kl::gspan<const K> keys, kl::gspan<const K> pivots
         const K pivot = pivots.load(g * (s.parts - 1) + q - 1);
         const unsigned tag = tags.load(g * (s.parts - 1) + q - 1), pr = tag / per_run, pj = tag % per_run;
         if (r == pr) {
-            split = lo + pj * (hi - lo) / per_run;
+            split = sample_at(lo, hi - lo, pj, per_run);
         } else {  // run r's elements before the pivot: <= it for earlier runs, < it for later ones
             std::uint64_t a = lo, b = hi;
             while (a < b) {
                 const std::uint64_t mid = (a + b) / 2;
                 const K x_mid = keys.load(mid);
                 kl::compute(1);
-                const bool before = r < pr ? !key_order<K>::less(pivot, x_mid) : key_order<K>::less(x_mid, pivot);
-                if (before) a = mid + 1;
+                if (before_in_order(x_mid, r, pivot, pr)) a = mid + 1;
                 else b = mid;
             }
             split = a;

@@ -193,9 +193,7 @@ kl::gspan<K> bitonic_sort(Exec& ex, kl::gspan<const K> keys, std::uint64_t n, co
     const unsigned threads = sort_policy::threads, tile = static_cast<unsigned>(shape.tile);
     auto a = ex.template alloc<K>(n);
     if (n == 0) return a;
-    ex.launch("block_sort", block_sort_kernel<K, std::uint32_t, false>(plan_ns::block_network_items(ex.machine(), shape)),
-              {static_cast<unsigned>(pl.tiles)}, {threads},
-              pl.tile_bytes, keys, kl::gspan<const std::uint32_t>{}, a, kl::gspan<std::uint32_t>{}, n, tile);
+    launch_block_sort<Exec, K, std::uint32_t, false>(ex, pl, shape, keys, {}, {a, {}});
     if (n <= tile) return a;
     const std::uint64_t big = std::uint64_t(1) << std::bit_width(n - 1), pairs = big / 2;
     const unsigned blocks = blocks_for(pairs, threads);

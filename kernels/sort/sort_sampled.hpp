@@ -519,11 +519,10 @@ distribution<K> synthesized_distribution(const sorted_runs_synth<K>& state, cons
     std::vector<std::vector<std::uint32_t>> samples(d, std::vector<std::uint32_t>(per_run));  // order values, by run
     for (std::uint64_t g = 0; g < ps.groups; ++g) {
         for (auto& c : caches) c.clear();
-        const std::uint64_t first = run_start(s, g, 0);
-        const std::uint64_t nonempty = std::min(d, (s.n - first + s.run_len - 1) / s.run_len);
+        const std::uint64_t nonempty = nonempty_runs(s, g);
         for (std::uint64_t r = 0; r < nonempty; ++r) {
             const std::uint64_t lo = run_start(s, g, r), len = run_start(s, g, r + 1) - lo;
-            for (std::uint64_t j = 0; j < per_run; ++j) samples[r][j] = state.order_at(lo + j * len / per_run, &caches[r]);
+            for (std::uint64_t j = 0; j < per_run; ++j) samples[r][j] = state.order_at(sample_at(lo, len, j, per_run), &caches[r]);
         }
         for (std::uint64_t r = 0; r < nonempty; ++r)
             for (std::uint64_t j = 0; j < per_run; ++j) {
@@ -547,7 +546,7 @@ distribution<K> synthesized_distribution(const sorted_runs_synth<K>& state, cons
                 if (q > 0 && q < P && hi > lo) {
                     const std::uint64_t at = g * (P - 1) + q - 1, pr = out.pivot_tags[at] / per_run;
                     const std::uint32_t v = order_value(out.pivot_keys[at]);
-                    split = r == pr ? lo + out.pivot_tags[at] % per_run * (hi - lo) / per_run
+                    split = r == pr ? sample_at(lo, hi - lo, out.pivot_tags[at] % per_run, per_run)
                                     : lo + state.rank(lo / s.run_len, v, r < pr, &caches[r]);
                     out.searched[(g * (P + 1) + q) * d + r] = r != pr && lo < split && split < hi;
                 }
