@@ -645,6 +645,34 @@ AGPU_HOST_DEVICE pivot_span pivots_of_rank(std::uint64_t rank, std::uint64_t pre
     return {first > 1 ? first : 1, end < parts ? end : parts};
 }
 
+// How many of `count` candidates in order (candidate i is keys[at(i)], a
+// sorted sequence) satisfy `before`, which holds for a prefix of them: by
+// bisection. Every lane makes the same bit-width-of-`most` probes (enough
+// for any count <= most), predicated off once its interval is empty, so a
+// warp's lanes stay in step and each probe is one warp-instruction, as the
+// GPU issues it. A search of data-dependent length lets the lanes drift
+// apart (lanes searching runs of different lengths, or none): the simulator
+// then grouped one lane's probes with another's (select_pivots' load sectors
+// 16% above the GPU's on the sort dataset, split_search's 14 sectors above).
+// Bisection, not halving steps from the top power of two: the same probe
+// count, but split_search took 0.13 ms instead of 0.10 at 2^26 with halving
+// steps (validate/data/h100/bench/sort-session15).
+template <class K, class At, class Before>
+AGPU_DEVICE std::uint64_t bisect_prefix(kl::gspan<const K> keys, std::uint64_t count, std::uint64_t most, At at, Before before) {
+    std::uint64_t a = 0, b = count;
+    for (std::uint64_t left = most; left > 0; left /= 2) {
+        const bool on = a < b;
+        const std::uint64_t mid = a + (b - a) / 2;
+        const K y = keys.load_if(on, at(mid), K{});
+        kl::compute(1);
+        if (on) {
+            if (before(y)) a = mid + 1;
+            else b = mid;
+        }
+    }
+    return a;
+}
+
 // Distribution, first step: a thread per sample (sample x = (g·d + r)·per_run
 // + j of `samples` = groups·d·per_run: sample j of run r of group g, the
 // element at lo + j·len/per_run of the run's [lo, lo + len)) finds its rank
@@ -667,25 +695,16 @@ AGPU_KERNEL void select_pivots(kl::gspan<const K> keys, kl::gspan<K> pivots, kl:
     const std::uint64_t lo = run_start(s, g, r), len = run_start(s, g, r + 1) - lo;
     if (len == 0) return;
     const K key = keys.load(sample_at(lo, len, j, per_run));
-    // Every lane makes the same log2(per_run) + 1 probes of every run (per_run
-    // a power of two; predicated off in its own run and in empty ones), so a
-    // warp's lanes stay in step and each probe is one warp-instruction, as the
-    // GPU issues it (a search of data-dependent length lets the lanes drift
-    // apart between runs: the simulator then grouped one run's probes with
-    // another's, 16% more sectors than the GPU's on the sort dataset).
+    // Its rank: j, plus each other run's samples before it (a prefix of
+    // them; none in its own run and in empty ones, whose searches are
+    // predicated off: every lane searches every run, bisect_prefix).
     std::uint64_t rank = j;
     for (unsigned o = 0; o < d; ++o) {
         const std::uint64_t o_lo = run_start(s, g, o), o_len = run_start(s, g, o + 1) - o_lo;
-        const bool on = o_len > 0 && o != r;
-        unsigned a = 0;  // run o's samples before this one: a prefix of them, found by halving steps
-        for (unsigned step = per_run / 2;; step /= 2) {
-            const unsigned at = step > 0 ? a + step - 1 : a;
-            const K y = keys.load_if(on, sample_at(o_lo, o_len, at, per_run), K{});
-            kl::compute(1);
-            if (on && before_in_order(y, o, key, r)) a += step > 0 ? step : 1;
-            if (step == 0) break;
-        }
-        rank += a;
+        rank += bisect_prefix(
+            keys, o_len > 0 && o != r ? per_run : 0, per_run,
+            [&](std::uint64_t i) { return sample_at(o_lo, o_len, i, per_run); },
+            [&](const K& y) { return before_in_order(y, o, key, r); });
     }
     const pivot_span at = pivots_of_rank(rank, nonempty_runs(s, g) * per_run, s.parts);
     for (std::uint64_t q = at.first; q < at.end; ++q) {
@@ -707,25 +726,23 @@ AGPU_KERNEL void split_search(kl::gspan<const K> keys, kl::gspan<const K> pivots
     const unsigned d = s.d, r = unsigned(x % d);
     const std::uint64_t g = x / d / (s.parts + 1);
     const unsigned q = unsigned(x / d % (s.parts + 1));
-    const std::uint64_t lo = run_start(s, g, r), hi = run_start(s, g, r + 1);
-    std::uint64_t split = q == 0 ? lo : hi;
-    if (q > 0 && q < s.parts) {
-        const K pivot = pivots.load(g * (s.parts - 1) + q - 1);
-        const unsigned tag = tags.load(g * (s.parts - 1) + q - 1), pr = tag / per_run, pj = tag % per_run;
-        if (r == pr) {
-            split = sample_at(lo, hi - lo, pj, per_run);
-        } else {  // run r's elements before the pivot: <= it for earlier runs, < it for later ones
-            std::uint64_t a = lo, b = hi;
-            while (a < b) {
-                const std::uint64_t mid = (a + b) / 2;
-                const K x_mid = keys.load(mid);
-                kl::compute(1);
-                if (before_in_order(x_mid, r, pivot, pr)) a = mid + 1;
-                else b = mid;
-            }
-            split = a;
-        }
+    const std::uint64_t lo = run_start(s, g, r), len = run_start(s, g, r + 1) - lo;
+    const bool inner = q > 0 && q < s.parts;
+    K pivot{};
+    unsigned pr = 0, pj = 0;
+    if (inner) {
+        pivot = pivots.load(g * (s.parts - 1) + q - 1);
+        const unsigned tag = tags.load(g * (s.parts - 1) + q - 1);
+        pr = tag / per_run;
+        pj = tag % per_run;
     }
+    // Run r's elements before the pivot (<= it for earlier runs, < it for
+    // later ones): a prefix of the run (no search at the ends and in the
+    // pivot's own run: predicated off, every lane searches, bisect_prefix).
+    const std::uint64_t a = bisect_prefix(
+        keys, inner && r != pr ? len : 0, s.run_len, [&](std::uint64_t i) { return lo + i; },
+        [&](const K& y) { return before_in_order(y, r, pivot, pr); });
+    const std::uint64_t split = q == 0 ? lo : !inner ? lo + len : r == pr ? sample_at(lo, len, pj, per_run) : lo + a;
     splits.store(x, split);
 }
 
