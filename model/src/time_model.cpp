@@ -76,7 +76,12 @@ time_vector time_features(const counts& c, const device& d, std::uint64_t footpr
     time_vector f{};
     f[std::size_t(time_term::launch)] = double(c[counter::launches]) * d.hw.launch_overhead_us * 1e-6;
     f[std::size_t(time_term::dram)] = dram * sector_bytes / (d.hw.mem_bandwidth_gbs * 1e9);
-    f[std::size_t(time_term::l2)] = std::max(0.0, sectors - dram) / sm_clocks_hz;  // streamed atoms: none
+    // The L2 serves a request a global block at a time (a 128-byte line on the
+    // H100), however few of its sectors the request wants: the blocks it
+    // serves that DRAM does not (DRAM's sectors over the sectors a block
+    // holds).
+    const double dram_blocks = dram * sector_bytes / double(d.agpu.block_bytes());
+    f[std::size_t(time_term::l2)] = std::max(0.0, double(c[counter::io_blocks]) - dram_blocks) / sm_clocks_hz;
     const double conflicts_per_mp = double(c[counter::bank_conflicts]) / double(d.hw.sm_count);
     f[std::size_t(time_term::step)] = std::max(0.0, steps - conflicts_per_mp) / clock_hz;  // replays: the shared term's
     f[std::size_t(time_term::shared)] = conflicts_per_mp / clock_hz;
@@ -154,7 +159,8 @@ time_fit fit_from_json(const json& j, const std::string& where) {
                                                        fit_schema + "); use a newer agpu or refit");
     if (version < fit_schema_version)
         throw input_error(where + ": field schema", "\"" + schema + "\" is an older time model than this agpu's (" +
-                                                       fit_schema + ": steps without bank-conflict replays, shared at the pipeline's rate); refit with agpu fit");
+                                                       fit_schema + ": the L2 priced by the blocks it serves, steps without bank-conflict replays, "
+                                                       "shared at the pipeline's rate); refit with agpu fit");
     time_fit f;
     f.source = where;
     f.device = text_field(j, "device", where);

@@ -57,12 +57,17 @@ TEST(TimeModel, WorkingSetsInTheL2AreServedByIt) {
     counts c = launched(1, 1 << 20);
     c[counter::global_sectors] = 1000000;
     c[counter::global_atomic_sectors] = 24;
+    c[counter::io_blocks] = 250006;  // four sectors to a 128-byte block
     const double sm_clocks = sm_clocks_hz(h100);
     const std::uint64_t fits = 3200000;  // 100,000 sectors, far below the 50 MB L2
     EXPECT_DOUBLE_EQ(dram_sectors(c, h100, fits), 100000);
     auto f = time_features(c, h100, fits);
     EXPECT_DOUBLE_EQ(f[std::size_t(time_term::dram)], 100000 * 32 / (h100.hw.mem_bandwidth_gbs * 1e9));
-    EXPECT_DOUBLE_EQ(f[std::size_t(time_term::l2)], 900024 / sm_clocks);
+    // The L2 serves blocks: all of them but the 25,000 that DRAM's sectors fill.
+    EXPECT_DOUBLE_EQ(f[std::size_t(time_term::l2)], (250006 - 25000) / sm_clocks);
+    c[counter::io_blocks] = 1000024;  // scattered: every sector a block of its own, the same sectors
+    EXPECT_DOUBLE_EQ(time_features(c, h100, fits)[std::size_t(time_term::l2)], (1000024 - 25000) / sm_clocks);
+    c[counter::io_blocks] = 250006;
     // A footprint larger than the traffic: every sector once, from DRAM.
     EXPECT_DOUBLE_EQ(dram_sectors(c, h100, 40000000), 1000024);
     EXPECT_EQ(time_features(c, h100, 40000000)[std::size_t(time_term::l2)], 0);
@@ -89,10 +94,11 @@ TEST(TimeModel, StreamedLaunchesMoveAtMostTheirFootprint) {
     c[counter::global_load_blocks] = 750000;
     c[counter::global_store_sectors] = 1000000;
     c[counter::global_sectors] = 4000000;
+    c[counter::io_blocks] = 1000000;
     const std::uint64_t footprint = 2 * h100.hw.l2_bytes;  // 3,276,800 sectors
     const double sm_clocks = sm_clocks_hz(h100);
     EXPECT_DOUBLE_EQ(dram_sectors(c, h100, footprint), 3276800);
-    EXPECT_DOUBLE_EQ(time_features(c, h100, footprint)[std::size_t(time_term::l2)], (4000000 - 3276800) / sm_clocks);
+    EXPECT_DOUBLE_EQ(time_features(c, h100, footprint)[std::size_t(time_term::l2)], (1000000 - 819200) / sm_clocks);
     c[counter::launches] = 2;  // two launches may stream it twice: every sector
     EXPECT_DOUBLE_EQ(dram_sectors(c, h100, footprint), 4000000);
     c[counter::launches] = 0;  // counts without launches: one
@@ -116,7 +122,8 @@ TEST(TimeModel, StreamedLoadsMoveWholeDramAtoms) {
     c[counter::io_blocks] = (1 << 20) + (1 << 15);
     const std::uint64_t streamed = 4 * h100.hw.l2_bytes;
     EXPECT_DOUBLE_EQ(dram_sectors(c, h100, streamed), 2.0 * (1 << 20) + (1 << 17));
-    EXPECT_EQ(time_features(c, h100, streamed)[std::size_t(time_term::l2)], 0);  // no L2-only sectors, not fewer than none
+    // The L2 serves 2^20 + 2^15 blocks; DRAM's atoms fill the bytes of 2^19 + 2^15.
+    EXPECT_DOUBLE_EQ(time_features(c, h100, streamed)[std::size_t(time_term::l2)], double(1 << 19) / sm_clocks_hz(h100));
     c[counter::global_load_blocks] = 1 << 18;  // four sectors to a 128-byte block
     EXPECT_DOUBLE_EQ(dram_sectors(c, h100, streamed), (1 << 20) + (1 << 17));
     c[counter::global_load_sectors] = 0;  // scattered stores: their sectors only
@@ -178,7 +185,7 @@ TEST(TimeModel, FitJsonRoundTrip) {
     EXPECT_EQ(g.commit, f.commit);
     EXPECT_EQ(g.datasets, f.datasets);
     EXPECT_EQ(g.quality, f.quality);
-    EXPECT_EQ(fit_to_json(f)["schema"], "agpu.fit/5");
+    EXPECT_EQ(fit_to_json(f)["schema"], "agpu.fit/6");
 }
 
 // A conflict-free shared access is a step like any other; the wavefronts a
@@ -216,19 +223,19 @@ TEST(TimeModel, OnlyTheSharedConstantIsFixed) {
 }
 
 // Versions 2 and 3 priced every shared wavefront, version 4 charged a replay
-// a step and a fitted shared constant: their constants do not carry over, so
-// they are refused like version 1.
+// a step and a fitted shared constant, version 5 priced the L2 by sectors:
+// their constants do not carry over, so they are refused like version 1.
 TEST(TimeModel, OlderFitsAreRefused) {
     time_fit f;
     f.device = "h100";
     f.date = "2026";
     auto j = fit_to_json(f);
-    for (const char* old : {"agpu.fit/2", "agpu.fit/3", "agpu.fit/4"}) {
+    for (const char* old : {"agpu.fit/2", "agpu.fit/3", "agpu.fit/4", "agpu.fit/5"}) {
         j["schema"] = old;
         EXPECT_EQ(error_of([&] { fit_from_json(j, "f.json"); }),
                   std::string("f.json: field schema: \"") + old +
-                      "\" is an older time model than this agpu's (agpu.fit/5: steps without bank-conflict replays, "
-                      "shared at the pipeline's rate); refit with agpu fit");
+                      "\" is an older time model than this agpu's (agpu.fit/6: the L2 priced by the blocks it serves, "
+                      "steps without bank-conflict replays, shared at the pipeline's rate); refit with agpu fit");
     }
 }
 
@@ -267,12 +274,12 @@ TEST(TimeModel, FitFileErrorsNameFieldAndRule) {
         change(j);
         return error_of([&] { fit_from_json(j, "f.json"); });
     };
-    EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/6"; }),
-              "f.json: field schema: \"agpu.fit/6\" is newer than this agpu reads (agpu.fit/5); use a newer agpu or refit");
+    EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/7"; }),
+              "f.json: field schema: \"agpu.fit/7\" is newer than this agpu reads (agpu.fit/6); use a newer agpu or refit");
     EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/1"; }),
-              "f.json: field schema: \"agpu.fit/1\" is an older time model than this agpu's (agpu.fit/5: steps without "
-              "bank-conflict replays, shared at the pipeline's rate); refit with agpu fit");
-    EXPECT_EQ(with([](auto& j) { j["schema"] = "other/1"; }), "f.json: field schema: must be agpu.fit/5, got \"other/1\"");
+              "f.json: field schema: \"agpu.fit/1\" is an older time model than this agpu's (agpu.fit/6: the L2 priced by "
+              "the blocks it serves, steps without bank-conflict replays, shared at the pipeline's rate); refit with agpu fit");
+    EXPECT_EQ(with([](auto& j) { j["schema"] = "other/1"; }), "f.json: field schema: must be agpu.fit/6, got \"other/1\"");
     EXPECT_EQ(with([](auto& j) { j.erase("schema"); }), "f.json: field schema: is required");
     EXPECT_EQ(with([](auto& j) { j["constants"]["dram"] = -1; }),
               "f.json: field constants.dram: must be finite and non-negative, got -1");

@@ -4,7 +4,7 @@
 //
 //   t = c_launch  * launches * launch_overhead
 //     + max(memory: c_dram   * DRAM sectors * 32 B / bandwidth
-//                 + c_l2     * L2-served sectors / (k * clock),
+//                 + c_l2     * L2-served blocks / (k * clock),
 //           issue:  c_step   * (time_steps - bank-conflict wavefronts / k) / clock
 //                 + c_shared * bank-conflict wavefronts / (k * clock))
 //     + (c_latency * time_steps + c_dram_latency * DRAM atoms
@@ -52,9 +52,18 @@
 // written back by the sector, 1.04x for stride-8 stores). Stride 33 was 50%
 // fast and is 22-25% fast now (what remains, perhaps DRAM row misses of
 // scattered atoms, is in no count); model/README.md has what it did to each
-// error. The
-// sectors served by the L2 alone cost c_l2 SM clocks per
-// sector per SM (L2 bandwidth grows with the SMs and their clock). Without
+// error. What
+// the L2 serves alone costs c_l2 SM clocks per global block per SM (L2
+// bandwidth grows with the SMs and their clock): the blocks (b-word lines,
+// 128 bytes on the H100) the requests touch, io_blocks, less DRAM's sectors
+// over the sectors a block holds. Since session 15 (agpu.fit/6) the L2
+// term counts blocks, not sectors: a request that wants one sector of a
+// line costs the L2 about as much as one that wants all four (micro/divergent,
+// the rank queries, stats/pairwise's L2-resident launches; model/README.md
+// has the errors). Fitted on blocks, c_l2 is 1.43 clocks a block; with
+// four sectors a block a streaming run's L2 share is small, and streams
+// that miss are priced by the DRAM term. Until session 14, sectors at 1.29
+// clocks each. Without
 // it c_dram came out at 0.91, i.e. 110% of the DRAM peak, because runs such
 // as the pairwise statistics at 10^6 (12 MB rewritten 120 times) ran from
 // the L2; with it c_dram is a plausible fraction of the peak and the H200,
@@ -157,7 +166,7 @@
 // side: it stays with the host's submission taken out of the timing,
 // validate/data/h100/bench/timing-session9-hold).
 //
-// The fitted constants are a file (schema agpu.fit/5) with the provenance of
+// The fitted constants are a file (schema agpu.fit/6) with the provenance of
 // the fit; the committed H100 fit is compiled in (default_fit()).
 #pragma once
 
@@ -199,8 +208,8 @@ inline constexpr std::array<time_term_info, time_term_count> time_term_table{{
      "blocks - global load sectors), at most launches * footprint / 32 B, or at most footprint / 32 B when the footprint fits "
      "in hardware.l2_bytes",
      time_bound::memory},
-    {time_term::l2, "l2", "SM clocks per sector per SM served by the L2 alone",
-     "(global + atomic sectors - DRAM sectors) / (sm_count * hardware.sm_clock_mhz)", time_bound::memory},
+    {time_term::l2, "l2", "SM clocks per global block per SM served by the L2 alone",
+     "max(0, io_blocks - DRAM sectors * 32 B / block bytes) / (sm_count * hardware.sm_clock_mhz)", time_bound::memory},
     {time_term::step, "step", "SM clocks per AGPU step of the busiest MP (issue throughput)",
      "max(0, time_steps - bank_conflicts / sm_count) / hardware.sm_clock_mhz", time_bound::issue},
     {time_term::shared, "shared",
@@ -250,9 +259,10 @@ time_term dominant_bound(const time_vector& features, const time_vector& constan
 // out and the shared constant is the pipeline's rate (1), where version 4
 // charged a replay a step and a fitted shared constant. An older file's
 // constants do not carry over (its step and shared constants price other
-// counts), so it is refused: refit.
-inline constexpr const char* fit_schema = "agpu.fit/5";
-inline constexpr int fit_schema_version = 5;
+// counts), so it is refused: refit. Version 6: the L2 term prices the global
+// blocks (b-word lines) the L2 serves, where version 5 priced sectors.
+inline constexpr const char* fit_schema = "agpu.fit/6";
+inline constexpr int fit_schema_version = 6;
 
 // A fit: the constants and where they came from.
 struct time_fit {
