@@ -130,7 +130,7 @@ TEST(Sections, FitSectionShowsUsedAndRefittedConstants) {
     EXPECT_EQ(c.rows[0][2], "2");  // launch refitted exactly
     const auto& e = only_table(s, 1);
     EXPECT_EQ(e.rows[0][0], "in sample");
-    EXPECT_EQ(e.rows[0][2], "0%");
+    EXPECT_LT(std::stod(e.rows[0][2]), 1e-3) << e.rows[0][2];  // exact data: within the fit's ridge (1e-6) of 0%
     // in sample + 2 held-out evaluations, each of every sample.
     EXPECT_EQ(s.charts().at(0)->rows.size(), 3u * 24u);
 }

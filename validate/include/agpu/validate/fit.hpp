@@ -11,7 +11,9 @@
 // The constants minimise the sum of absolute relative errors (the MAPE the
 // fit is judged by) under non-negativity: Lawson-Hanson NNLS on rows divided
 // by the measured time (so a 10 µs launch counts as much as a 100 ms run),
-// reweighted (IRLS) until the weighted squares are the absolute errors.
+// reweighted (IRLS) until the weighted squares are the absolute errors,
+// with a ridge of 1e-6 on the unit-scaled terms (fit.cpp: terms the runs
+// cannot tell apart share the weight instead of one taking it all).
 // Squared errors (the fit until session 7) let the few runs whose launches
 // took 30-60% longer in their measurement session than in another
 // (stats/pairwise, the Hillis-Steele scans, the small APSP runs: a small
