@@ -30,11 +30,34 @@ std::vector<fit_sample> synthetic(const model::time_vector& truth) {
     return out;
 }
 
+// How far from the truth the fit's ridge (1e-6 on the unit-scaled terms,
+// fit.cpp) leaves exact data: about 1e-5 of the largest constant where, as
+// in synthetic(), every column is positive and the columns correlate.
+constexpr double ridge_bias = 1e-4;
+
 // The shared constant (index 4) is the hardware's, 1, in every truth: the fit sets it.
 TEST(Fit, RecoversKnownConstants) {
     const model::time_vector truth = {2, 0.8, 0.4, 0.5, 1, 0, 0, 0, 1.3};
     const auto c = fit_constants(synthetic(truth));
-    for (std::size_t t = 0; t < model::time_term_count; ++t) EXPECT_NEAR(c[t], truth[t], 1e-9) << t;
+    for (std::size_t t = 0; t < model::time_term_count; ++t) EXPECT_NEAR(c[t], truth[t], ridge_bias) << t;
+}
+
+// Two terms whose columns are equal on every run (stats/serial's DRAM and L2
+// latency terms, with micro/chase held out) cannot be told apart: the fit
+// shares their weight, in proportion to their scales, instead of putting it
+// all on one (NNLS alone stops at a vertex).
+TEST(Fit, TermsTheRunsCannotTellApartShareTheWeight) {
+    const model::time_vector truth = {2, 0.8, 0.4, 0.5, 1, 0, 600, 0, 1.3};
+    auto samples = synthetic(truth);
+    const auto dram_latency = std::size_t(model::time_term::dram_latency), l2_latency = std::size_t(model::time_term::l2_latency);
+    for (auto& s : samples) {
+        s.features[l2_latency] = s.features[dram_latency];
+        s.measured_s = model::predict_seconds(s.features, truth);
+    }
+    const auto c = fit_constants(samples);
+    EXPECT_NEAR(c[dram_latency], 300, 300 * ridge_bias);
+    EXPECT_NEAR(c[l2_latency], 300, 300 * ridge_bias);
+    for (std::size_t t : {0u, 1u, 2u, 3u, 8u}) EXPECT_NEAR(c[t], truth[t], 1e-3) << t;  // the ridge's pull: about 3e-4 here
 }
 
 // Runs made from counts on the H100 preset, half of them with working sets
@@ -58,6 +81,9 @@ TEST(Fit, RecoversTheL2AndSharedConstantsFromCounts) {
         c[model::counter::bank_conflicts] = draw(0, double(c[model::counter::shared_wavefronts]));
         c[model::counter::global_sectors] = draw(1e5, 1e9);
         c[model::counter::global_atomic_sectors] = i % 3 == 0 ? draw(1e3, 1e6) : 0;
+        // a block (128 bytes) per sector (scattered) down to one per four (streamed)
+        const double sectors = double(c[model::counter::global_sectors] + c[model::counter::global_atomic_sectors]);
+        c[model::counter::io_blocks] = draw(sectors / 4, sectors);
         s.footprint_bytes = i % 2 ? draw(1e5, 4e7) : draw(1e8, 1e10);
         s.features = model::time_features(c, h100, s.footprint_bytes);
         s.measured_s = model::predict_seconds(s.features, truth);
@@ -72,7 +98,7 @@ TEST(Fit, RecoversTheL2AndSharedConstantsFromCounts) {
     ASSERT_GT(issue, 10u);  // and both bounds, are in the data
     ASSERT_LT(issue, 70u);
     const auto c = fit_constants(samples);
-    for (std::size_t t = 0; t < model::time_term_count; ++t) EXPECT_NEAR(c[t], truth[t], 1e-6 * truth[t] + 1e-9) << t;
+    for (std::size_t t = 0; t < model::time_term_count; ++t) EXPECT_NEAR(c[t], truth[t], ridge_bias * truth[t] + 1e-9) << t;
 }
 
 // The fit minimises absolute relative errors: a few runs timed 50% slow (a
@@ -105,7 +131,7 @@ TEST(Fit, CrossValidationHoldsEachSampleOutOnce) {
     EXPECT_EQ(cv.overall.count, samples.size());
     EXPECT_EQ(cv.constants.size(), 3u);
     for (double p : cv.predicted) EXPECT_FALSE(std::isnan(p));
-    EXPECT_LT(cv.overall.mape, 1e-9);  // exact data: every fold recovers the truth
+    EXPECT_LT(cv.overall.mape, ridge_bias);  // exact data: every fold recovers the truth
 
     // A fold fitted without a sample must not see it: perturb one algorithm's
     // times, and only the other folds' constants change.
@@ -113,8 +139,8 @@ TEST(Fit, CrossValidationHoldsEachSampleOutOnce) {
         if (s.algo == "b/z") s.measured_s *= 2;
     const auto cv2 = cross_validate(samples, "x", [](const fit_sample& s) { return s.algo; });
     for (std::size_t t = 0; t < model::time_term_count; ++t)
-        EXPECT_NEAR(cv2.constants.at("b/z")[t], truth[t], 1e-9);
-    EXPECT_NEAR(cv2.per_fold.at("b/z").mape, 0.5, 1e-9);  // predicted half of the doubled times
+        EXPECT_NEAR(cv2.constants.at("b/z")[t], truth[t], ridge_bias);
+    EXPECT_NEAR(cv2.per_fold.at("b/z").mape, 0.5, ridge_bias);  // predicted half of the doubled times
 }
 
 TEST(Fit, SingleFoldIsSkipped) {
