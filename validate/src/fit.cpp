@@ -139,8 +139,8 @@ namespace {
 // atom and one L2 sector every 64 bytes), so without it the fold that holds
 // micro/chase out put every latency clock on one term and predicted stride
 // 32 58% slow; with it the fold shares them (11.1% held out instead of
-// 20.7%), and every other fold's constants and errors are unchanged to three
-// digits (model/README.md, session 15).
+// 20.7%), and every other fold's errors are unchanged to three digits
+// (model/README.md, session 15).
 constexpr double fit_ridge = 1e-6;
 
 // Whether term t applies to row r: a term of neither bound always, a bound's
@@ -174,12 +174,13 @@ model::time_vector nnls_rows(const std::vector<fit_sample>& samples, const std::
     }
     // Columns scaled to unit norm so that the terms' very different sizes do
     // not decide NNLS's tolerance; scaled back after. Below them, a row of
-    // sqrt(ridge) per column (a ridge of `ridge` on the scaled normal
+    // sqrt(fit_ridge) per column (a ridge of fit_ridge on the scaled normal
     // equations): where the rows cannot tell two terms apart (columns
     // proportional), it picks the smallest constants among the equally good
     // ones, the weight shared, instead of the vertex NNLS reaches first, all
-    // of it on one term. Elsewhere it moves the constants by about `ridge`
-    // relatively.
+    // of it on one term. Elsewhere it moves the constants by 1e-5 of their
+    // size or less (the fit tests' synthetic data; the H100 fit's constants
+    // move in their sixth digit).
     Eigen::VectorXd scale(terms);
     for (Eigen::Index t = 0; t < terms; ++t) {
         scale[t] = A.col(t).norm();
