@@ -159,8 +159,10 @@ bool charges(const model::time_term_info& t, const std::vector<model::time_bound
 model::time_vector nnls_rows(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows,
                              const std::vector<model::time_bound>& charged, const std::vector<double>& weight) {
     const auto terms = Eigen::Index(model::time_term_count);
-    Eigen::MatrixXd A(Eigen::Index(rows.size()), terms);
-    Eigen::VectorXd b(Eigen::Index(rows.size()));
+    const auto m = Eigen::Index(rows.size());
+    // The rows' equations, then one ridge row per term (below).
+    Eigen::MatrixXd A = Eigen::MatrixXd::Zero(m + terms, terms);
+    Eigen::VectorXd b = Eigen::VectorXd::Zero(m + terms);
     for (std::size_t r = 0; r < rows.size(); ++r) {
         const auto& s = samples[rows[r]];
         AGPU_CHECK(s.measured_s > 0, "sample " + s.run_id + " has no positive time");
@@ -184,15 +186,10 @@ model::time_vector nnls_rows(const std::vector<fit_sample>& samples, const std::
     Eigen::VectorXd scale(terms);
     for (Eigen::Index t = 0; t < terms; ++t) {
         scale[t] = A.col(t).norm();
-        if (scale[t] > 0) A.col(t) /= scale[t];
+        if (scale[t] == 0) continue;
+        A.col(t) /= scale[t];
+        A(m + t, t) = std::sqrt(fit_ridge);
     }
-    const Eigen::Index m = A.rows();
-    A.conservativeResize(m + terms, Eigen::NoChange);
-    b.conservativeResize(m + terms);
-    A.bottomRows(terms).setZero();
-    b.tail(terms).setZero();
-    for (Eigen::Index t = 0; t < terms; ++t)
-        if (scale[t] > 0) A(m + t, t) = std::sqrt(fit_ridge);
     const auto sol = model::nnls(A, b);
     model::time_vector c{};
     for (Eigen::Index t = 0; t < terms; ++t) c[std::size_t(t)] = scale[t] > 0 ? sol.x[t] / scale[t] : 0;
