@@ -646,50 +646,29 @@ AGPU_HOST_DEVICE pivot_span pivots_of_rank(std::uint64_t rank, std::uint64_t pre
 }
 
 // How many of `count` candidates in order (candidate i is keys[at(i)], a
-// sorted sequence) satisfy `before`, which holds for a prefix of them: by a
-// search of sort_policy::search_ways ways. Each level probes ways - 1
-// candidates evenly spaced over the interval still open, [a, b): the
-// candidate at a + floor(i·(b - a)/ways) for i = 1 .. ways - 1, loads
-// independent of one another, so a level costs about one load's latency, and
-// keeps the part between the last probe that satisfies `before` and the
-// first that does not (at most floor((b - a)/ways) candidates). A search of
-// ceil(log2(most + 1)) bisection steps is then floor(log_ways(most)) + 1
-// levels: 8 instead of 15 over 16384 samples, 14 instead of 27 over a run of
-// 2^26 keys (select_pivots makes d - 1 searches in a row, split_search one).
-// Every lane makes the same levels (enough for any count <= most), each
-// probe predicated off where it lies past the interval or repeats the one
-// before, so a warp's lanes stay in step and each probe is one
-// warp-instruction, as the GPU issues it. A search of data-dependent length
-// lets the lanes drift apart (lanes searching runs of different lengths, or
-// none): the simulator then grouped one lane's probes with another's
-// (select_pivots' load sectors 16% above the GPU's on the sort dataset,
-// split_search's 14 sectors above). By bisection until session 16 (halving
-// steps from the top power of two, the same probe count, took split_search
-// 0.13 ms instead of 0.10 at 2^26: validate/data/h100/bench/sort-session15).
+// sorted sequence) satisfy `before`, which holds for a prefix of them: by
+// bisection. Every lane makes the same bit-width-of-`most` probes (enough
+// for any count <= most), predicated off once its interval is empty, so a
+// warp's lanes stay in step and each probe is one warp-instruction, as the
+// GPU issues it. A search of data-dependent length lets the lanes drift
+// apart (lanes searching runs of different lengths, or none): the simulator
+// then grouped one lane's probes with another's (select_pivots' load sectors
+// 16% above the GPU's on the sort dataset, split_search's 14 sectors above).
+// Bisection, not halving steps from the top power of two: the same probe
+// count, but split_search took 0.13 ms instead of 0.10 at 2^26 with halving
+// steps (validate/data/h100/bench/sort-session15).
 template <class K, class At, class Before>
-AGPU_DEVICE std::uint64_t search_prefix(kl::gspan<const K> keys, std::uint64_t count, std::uint64_t most, At at,
-                                        Before before) {
-    constexpr unsigned ways = sort_policy::search_ways;
+AGPU_DEVICE std::uint64_t bisect_prefix(kl::gspan<const K> keys, std::uint64_t count, std::uint64_t most, At at, Before before) {
     std::uint64_t a = 0, b = count;
-    for (std::uint64_t left = most; left > 0; left /= ways) {
-        const std::uint64_t size = b - a;
-        std::uint64_t mid[ways - 1];
-        bool on[ways - 1];
-        K y[ways - 1];
-        for (unsigned i = 0; i < ways - 1; ++i) {
-            mid[i] = a + size * (i + 1) / ways;
-            on[i] = mid[i] < b && (i == 0 || mid[i] != mid[i - 1]);
-            y[i] = keys.load_if(on[i], at(mid[i]), K{});
+    for (std::uint64_t left = most; left > 0; left /= 2) {
+        const bool on = a < b;
+        const std::uint64_t mid = a + (b - a) / 2;
+        const K y = keys.load_if(on, at(mid), K{});
+        kl::compute(1);
+        if (on) {
+            if (before(y)) a = mid + 1;
+            else b = mid;
         }
-        kl::compute(ways - 1);
-        std::uint64_t next_a = a, next_b = b;
-        for (unsigned i = 0; i < ways - 1; ++i) {
-            if (!on[i]) continue;
-            if (before(y[i])) next_a = kl::max(next_a, mid[i] + 1);
-            else next_b = kl::min(next_b, mid[i]);
-        }
-        a = next_a;
-        b = next_b;
     }
     return a;
 }
@@ -718,11 +697,11 @@ AGPU_KERNEL void select_pivots(kl::gspan<const K> keys, kl::gspan<K> pivots, kl:
     const K key = keys.load(sample_at(lo, len, j, per_run));
     // Its rank: j, plus each other run's samples before it (a prefix of
     // them; none in its own run and in empty ones, whose searches are
-    // predicated off: every lane searches every run, search_prefix).
+    // predicated off: every lane searches every run, bisect_prefix).
     std::uint64_t rank = j;
     for (unsigned o = 0; o < d; ++o) {
         const std::uint64_t o_lo = run_start(s, g, o), o_len = run_start(s, g, o + 1) - o_lo;
-        rank += search_prefix(
+        rank += bisect_prefix(
             keys, o_len > 0 && o != r ? per_run : 0, per_run,
             [&](std::uint64_t i) { return sample_at(o_lo, o_len, i, per_run); },
             [&](const K& y) { return before_in_order(y, o, key, r); });
@@ -759,8 +738,8 @@ AGPU_KERNEL void split_search(kl::gspan<const K> keys, kl::gspan<const K> pivots
     }
     // Run r's elements before the pivot (<= it for earlier runs, < it for
     // later ones): a prefix of the run (no search at the ends and in the
-    // pivot's own run: predicated off, every lane searches, search_prefix).
-    const std::uint64_t a = search_prefix(
+    // pivot's own run: predicated off, every lane searches, bisect_prefix).
+    const std::uint64_t a = bisect_prefix(
         keys, inner && r != pr ? len : 0, s.run_len, [&](std::uint64_t i) { return lo + i; },
         [&](const K& y) { return before_in_order(y, r, pivot, pr); });
     const std::uint64_t split = q == 0 ? lo : !inner ? lo + len : r == pr ? sample_at(lo, len, pj, per_run) : lo + a;

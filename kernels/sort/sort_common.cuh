@@ -61,11 +61,6 @@ struct sort_policy {
     // network unrolls. Every NVIDIA GPU's; a machine of another b merges by
     // the merge path.
     static constexpr unsigned bitonic_lanes = 32;
-    // select_pivots' and split_search's searches (multiway.cuh's
-    // search_prefix): each level probes search_ways - 1 candidates at once
-    // and keeps one of the search_ways parts between them (sort_plan::
-    // search_ways, whose bounds count the probes).
-    static constexpr unsigned search_ways = 4;
 };
 
 template <class K>

@@ -143,7 +143,6 @@ void launch_split_search(Exec& ex, const plan_ns::merge_pass& ps, const merge_sh
 }
 
 static_assert(plan_ns::bitonic_lanes == sort_policy::bitonic_lanes, "the plan and the kernels agree on the bitonic warp");
-static_assert(plan_ns::search_ways == sort_policy::search_ways, "the plan (its probe bounds) and the kernels agree on the searches' ways");
 static_assert(plan_ns::threads == sort_policy::threads && plan_ns::max_block_items == sort_policy::max_items,
               "the plan and the kernels agree on block_sort's threads and items per thread");
 

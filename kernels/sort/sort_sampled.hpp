@@ -119,16 +119,16 @@ inline double synthesized_lanes(const model::machine& m, const std::string& key,
             keys = std::min(keys, double(std::min(P::probes, blocks) * 3 * P::x1(ps.d, shape.chunk)));
         lanes += keys * plan_ns::merge_lanes_per_key(m, ps, shape);
         if (ps.parts > 1) {
-            // select_pivots (a thread per sample, d - 1 searches over per_run
-            // samples) and split_search (a thread per split, one over the
-            // run) on the blocks of split_strata strata; the host's
+            // select_pivots (a thread per sample, d - 1 binary searches over
+            // per_run samples) and split_search (a thread per split, one over
+            // the run) on the blocks of split_strata strata; the host's
             // distribution, a descent of a run's tree per sample and per
             // split, costs about 3 lane accesses per level and 30 per unit made.
             const std::uint64_t most = (2 * P::split_strata + 2) * sort_policy::threads;
-            const double samples = double(plan_ns::pivot_samples(ps)), probes = double(plan_ns::search_probes(ps.per_run));
+            const double samples = double(plan_ns::pivot_samples(ps)), levels = std::log2(double(ps.per_run)) + 1;
             const double searches = double(splits_size(ps)), depth = std::log2(std::max(2.0, double(ps.run_len) / 32));
-            lanes += std::min(samples, double(most)) * 2 * (double(ps.d - 1) * probes + 5);
-            lanes += std::min(searches, double(most)) * 2 * (double(plan_ns::search_probes(ps.run_len)) + 5);
+            lanes += std::min(samples, double(most)) * 2 * (double(ps.d - 1) * levels + 5);
+            lanes += std::min(searches, double(most)) * 2 * (depth + 5);
             lanes += (samples + double(ps.groups * (ps.parts - 1) * (ps.d - 1))) * (3 * depth + 30);
         }
     }
