@@ -608,13 +608,19 @@ auto merge_kernel(std::uint64_t items) {
     return multiway_merge<K, V, Pairs, 0>;
 }
 
-// Where sample j of a run's `per_run` evenly spaced samples lies: the run's
-// element j·len/per_run, the run at [lo, lo + len). select_pivots,
-// split_search and the sampled mode's host copy of them (sort_sampled.hpp)
-// all take the samples here.
-AGPU_HOST_DEVICE std::uint64_t sample_at(std::uint64_t lo, std::uint64_t len, std::uint64_t j, std::uint64_t per_run) {
-    return lo + j * len / per_run;
+// Where sample j of a run's per_run = 2^per_run_log2 evenly spaced samples
+// lies: the run's element j·len/per_run, the run at [lo, lo + len); per_run is
+// a power of two (sort_plan's merge_pass::per_run), so the division is a
+// shift. select_pivots, split_search and the sampled mode's host copy of them
+// (sort_sampled.hpp) all take the samples here. (A 64-bit division by a
+// run-time value is a routine of about 70 instructions on the GPU: with
+// select_pivots' 15 probes in each of d - 1 runs it was most of the kernel's
+// work; validate/data/h100/bench/sort-session16.)
+AGPU_HOST_DEVICE std::uint64_t sample_at(std::uint64_t lo, std::uint64_t len, std::uint64_t j, unsigned per_run_log2) {
+    return lo + ((j * len) >> per_run_log2);
 }
+// log2 of a power of two below 2^32 (a sample count).
+AGPU_DEVICE unsigned log2_pow2(unsigned x) { return 31u - unsigned(kl::clz(x)); }
 
 // The runs of group g with elements: they come first (only the last group can
 // have fewer than d, and empty ones after them).
@@ -690,11 +696,11 @@ AGPU_KERNEL void select_pivots(kl::gspan<const K> keys, kl::gspan<K> pivots, kl:
                                unsigned per_run, std::uint64_t samples) {
     const std::uint64_t x = std::uint64_t(kl::block_idx().x) * kl::block_dim().x + kl::thread_rank();
     if (x >= samples) return;
-    const unsigned d = s.d, r = unsigned(x / per_run % d), j = unsigned(x % per_run);
+    const unsigned d = s.d, r = unsigned(x / per_run % d), j = unsigned(x % per_run), shift = log2_pow2(per_run);
     const std::uint64_t g = x / per_run / d;
     const std::uint64_t lo = run_start(s, g, r), len = run_start(s, g, r + 1) - lo;
     if (len == 0) return;
-    const K key = keys.load(sample_at(lo, len, j, per_run));
+    const K key = keys.load(sample_at(lo, len, j, shift));
     // Its rank: j, plus each other run's samples before it (a prefix of
     // them; none in its own run and in empty ones, whose searches are
     // predicated off: every lane searches every run, bisect_prefix).
@@ -703,7 +709,7 @@ AGPU_KERNEL void select_pivots(kl::gspan<const K> keys, kl::gspan<K> pivots, kl:
         const std::uint64_t o_lo = run_start(s, g, o), o_len = run_start(s, g, o + 1) - o_lo;
         rank += bisect_prefix(
             keys, o_len > 0 && o != r ? per_run : 0, per_run,
-            [&](std::uint64_t i) { return sample_at(o_lo, o_len, i, per_run); },
+            [&](std::uint64_t i) { return sample_at(o_lo, o_len, i, shift); },
             [&](const K& y) { return before_in_order(y, o, key, r); });
     }
     const pivot_span at = pivots_of_rank(rank, nonempty_runs(s, g) * per_run, s.parts);
@@ -742,7 +748,7 @@ AGPU_KERNEL void split_search(kl::gspan<const K> keys, kl::gspan<const K> pivots
     const std::uint64_t a = bisect_prefix(
         keys, inner && r != pr ? len : 0, s.run_len, [&](std::uint64_t i) { return lo + i; },
         [&](const K& y) { return before_in_order(y, r, pivot, pr); });
-    const std::uint64_t split = q == 0 ? lo : !inner ? lo + len : r == pr ? sample_at(lo, len, pj, per_run) : lo + a;
+    const std::uint64_t split = q == 0 ? lo : !inner ? lo + len : r == pr ? sample_at(lo, len, pj, log2_pow2(per_run)) : lo + a;
     splits.store(x, split);
 }
 

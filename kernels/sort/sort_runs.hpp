@@ -5,6 +5,7 @@
 // agpu/model/sort_plan.hpp, which the closed forms read too.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -129,6 +130,8 @@ void launch_select_pivots(Exec& ex, const plan_ns::merge_pass& ps, const merge_s
                           pivot_spans<K> pivots) {
     const unsigned threads = sort_policy::threads;
     const std::uint64_t samples = plan_ns::pivot_samples(ps);
+    AGPU_CHECK(std::has_single_bit(ps.per_run) && ps.per_run <= (std::uint64_t(1) << 31),
+               "select_pivots: samples a run are a power of two below 2^32 (sample_at shifts)");
     ex.launch("select_pivots", select_pivots<K>, {blocks_for(samples, threads)}, {threads}, 0, keys, pivots.keys,
               pivots.tags, s, static_cast<unsigned>(ps.per_run), samples);
 }

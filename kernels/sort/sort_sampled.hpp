@@ -41,6 +41,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -510,6 +511,7 @@ template <class K>
 distribution<K> synthesized_distribution(const sorted_runs_synth<K>& state, const plan_ns::merge_pass& ps,
                                          const merge_shape& s) {
     const std::uint64_t d = s.d, P = s.parts, per_run = ps.per_run;
+    const unsigned shift = unsigned(std::bit_width(per_run) - 1);  // per_run is a power of two (sort_plan)
     distribution<K> out;
     out.pivot_keys.resize(ps.groups * (P - 1));
     out.pivot_tags.resize(ps.groups * (P - 1));
@@ -522,7 +524,7 @@ distribution<K> synthesized_distribution(const sorted_runs_synth<K>& state, cons
         const std::uint64_t nonempty = nonempty_runs(s, g);
         for (std::uint64_t r = 0; r < nonempty; ++r) {
             const std::uint64_t lo = run_start(s, g, r), len = run_start(s, g, r + 1) - lo;
-            for (std::uint64_t j = 0; j < per_run; ++j) samples[r][j] = state.order_at(sample_at(lo, len, j, per_run), &caches[r]);
+            for (std::uint64_t j = 0; j < per_run; ++j) samples[r][j] = state.order_at(sample_at(lo, len, j, shift), &caches[r]);
         }
         for (std::uint64_t r = 0; r < nonempty; ++r)
             for (std::uint64_t j = 0; j < per_run; ++j) {
@@ -546,7 +548,7 @@ distribution<K> synthesized_distribution(const sorted_runs_synth<K>& state, cons
                 if (q > 0 && q < P && hi > lo) {
                     const std::uint64_t at = g * (P - 1) + q - 1, pr = out.pivot_tags[at] / per_run;
                     const std::uint32_t v = order_value(out.pivot_keys[at]);
-                    split = r == pr ? sample_at(lo, hi - lo, out.pivot_tags[at] % per_run, per_run)
+                    split = r == pr ? sample_at(lo, hi - lo, out.pivot_tags[at] % per_run, shift)
                                     : lo + state.rank(lo / s.run_len, v, r < pr, &caches[r]);
                     out.searched[(g * (P + 1) + q) * d + r] = r != pr && lo < split && split < hi;
                 }
