@@ -247,6 +247,36 @@ AGPU_DEVICE void warp_bitonic_sort(K (&x)[N]) {
     else if constexpr (Stage < R * W) warp_bitonic_sort<R, W, 2 * Stage, Stage>(x);
 }
 
+// block_sort's round for keys alone: `count` outputs of the merge of A and B
+// (`len` elements each, at padded(a_first + i) and padded(b_first + j) of
+// `keys`) from (a, b) on, into out. A side past its end reads as the largest
+// key instead of being tested at every output: an output is the smaller head
+// (A's on equal keys), which is the key itself (equal keys are equal bit
+// patterns, and an exhausted side's stand-in equals any largest key still on
+// the other side), and only the side it came from loads its next element,
+// predicated off past its end (no clamp). serial_merge's general form tests
+// both ends and clamps and pads both indices at every output: 18
+// instructions an output on sm_90 (validate/data/h100/bench/sort-session16/a).
+template <class K, unsigned N>
+AGPU_DEVICE void keys_merge(unsigned a, unsigned b, unsigned len, unsigned count, kl::sspan<K> keys, unsigned a_first,
+                            unsigned b_first, K (&out)[N]) {
+    const K top = key_order<K>::largest();
+    K xa = keys.load_if(a < len, padded(a_first + a), top);
+    K xb = keys.load_if(b < len, padded(b_first + b), top);
+    for (unsigned q = 0; q < N; ++q) {
+        if (q >= count) break;
+        kl::compute(1);
+        const bool from_b = key_order<K>::less(xb, xa);
+        out[q] = from_b ? xb : xa;
+        const unsigned next = (from_b ? b : a) + 1;
+        if (from_b) b = next;
+        else a = next;
+        const K x = keys.load_if(next < len, padded((from_b ? b_first : a_first) + next), top);
+        if (from_b) xb = x;
+        else xa = x;
+    }
+}
+
 // Phase 1: tile b of in sorted into out. R = 0: stable (key-value pairs; keys
 // on machines whose warp is not sort_policy::bitonic_lanes), each thread's E
 // elements sorted by odd-even transposition, then log2(T) rounds. R = E
@@ -324,12 +354,16 @@ AGPU_KERNEL void block_sort(kl::gspan<const K> in_keys, kl::gspan<const V> in_va
         const unsigned a = co_rank(diag, width, width, [&](unsigned j, unsigned i) {
             return key_order<K>::less(keys.load(index_b(j)), keys.load(index_a(i)));
         });
-        serial_merge(a, diag - a, width, width, items, index_a, index_b, load,
-                     [](const tagged_key<K>& y, const tagged_key<K>& x) { return key_order<K>::less(y.key, x.key); },
-                     [&](unsigned q, bool, unsigned, const tagged_key<K>& e) {
-                         rk[q] = e.key;
-                         rt[q] = e.tag;
-                     });
+        if constexpr (Pairs) {
+            serial_merge(a, diag - a, width, width, items, index_a, index_b, load,
+                         [](const tagged_key<K>& y, const tagged_key<K>& x) { return key_order<K>::less(y.key, x.key); },
+                         [&](unsigned q, bool, unsigned, const tagged_key<K>& e) {
+                             rk[q] = e.key;
+                             rt[q] = e.tag;
+                         });
+        } else {
+            keys_merge(a, diag - a, width, items, keys, first, first + width, rk);
+        }
     }
     for (unsigned i = t; i < valid; i += threads) out_keys.store(base + i, keys.load(padded(i)));
     if constexpr (Pairs) {
