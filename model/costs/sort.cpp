@@ -15,7 +15,7 @@
 //     elements every time but the last, see multiway.cuh), all at the same
 //     offsets whatever the keys.
 // Bounded (sort_bounds): with split ranges (parts > 1) the ranges start where
-// the pivots fall and select_pivots' and split_search's searches go
+// the pivots fall and select_pivots' and split_search's binary searches go
 // where the keys say: global sectors and blocks lie between what the elements
 // need when perfectly aligned and one extra sector per warp-instruction on the
 // most instructions the ranges can take, plus a sector per probe.
@@ -410,14 +410,14 @@ count_bounds sort_bounds(const machine& m, const std::string& key, std::uint64_t
             high_blocks += 2 * (ceil_div(n * e, bb) + instr);
         }
         if (ps.parts > 1) {
-            // select_pivots: a thread per sample loads it and searches the samples of the group's d - 1
-            // other runs (at most search_probes(per_run) probes each), one sector and block at most per lane;
+            // select_pivots: a thread per sample loads it and binary-searches the samples of the group's
+            // d - 1 other runs (at most bit_width(per_run) probes each), one sector and block at most per lane;
             // the pivots' keys and tags stored (P - 1 per group, one sector each at most); split_search: the
             // pivot's key and tag loaded (one sector each per thread at most), the searches
-            // (search_probes(L) probes per (q, r)), the splits stored (8 bytes per (q, r)).
+            // (ceil(log2(L + 1)) probes per (q, r)), the splits stored (8 bytes per (q, r)).
             const std::uint64_t searches = ps.groups * (ps.parts + 1) * ps.d;
-            const std::uint64_t probes = searches * search_probes(len);
-            const std::uint64_t samples = pivot_samples(ps) * (1 + (ps.d - 1) * search_probes(ps.per_run));
+            const std::uint64_t probes = searches * std::bit_width(len);
+            const std::uint64_t samples = pivot_samples(ps) * (1 + (ps.d - 1) * std::bit_width(ps.per_run));
             const std::uint64_t pivots = ps.groups * (ps.parts - 1);
             low_sectors += ceil_div(searches * 8, sector_bytes);
             low_blocks += ceil_div(searches * 8, bb);

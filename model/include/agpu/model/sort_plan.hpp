@@ -39,11 +39,11 @@ inline constexpr std::uint64_t heaps_per_mp = 16;
 inline constexpr std::uint64_t max_blocks_per_mp = 32, max_threads_per_mp = 2048;
 // A split merge pass launches about waves·(resident heaps) ranges, so a range
 // that ends early is followed by another and the pass has no long tail; the
-// ranges a group are rounded down to a power of two (3 to 4 waves), so that
+// ranges a group are rounded down to a power of two (2 to 4 waves), so that
 // select_pivots' samples are exactly samples_per_part a range (measured on
 // the H100 at 2^28 u32 keys, the tuned shape: 15.95 ms with 9216 to 12288
-// ranges in the early passes, 15.58 with 8192 in every pass;
-// validate/data/h100/bench/sort-session16).
+// ranges in the early passes, 15.48 with 8192 in every pass;
+// validate/data/h100/bench/sort-session16, call C).
 inline constexpr std::uint64_t waves = 4;
 // ... but no more ranges than L/(range_chunks·C): a range then takes about
 // range_chunks chunks of every run, so its pivot searches (log2 L probes per
@@ -73,17 +73,6 @@ struct sort_shape {
 // The warp the bitonic moves are compiled for (kernels/sort/sort_common.cuh's
 // sort_policy::bitonic_lanes).
 inline constexpr std::uint64_t bitonic_lanes = 32;
-
-// select_pivots' and split_search's searches (kernels/sort/multiway.cuh's
-// search_prefix; sort_policy::search_ways): each level probes search_ways - 1
-// candidates, and a search over at most `most` candidates makes
-// floor(log_ways(most)) + 1 levels, every lane the same.
-inline constexpr std::uint64_t search_ways = 4;
-inline std::uint64_t search_probes(std::uint64_t most) {
-    std::uint64_t levels = 0;
-    for (; most > 0; most /= search_ways) ++levels;
-    return (search_ways - 1) * levels;
-}
 // Outputs per lane of a merge move by a bitonic network (keys alone, one warp
 // of bitonic_lanes per heap on a machine of that b, C = 2, 4 or 8 times it;
 // kernels/sort/multiway.cuh's bitonic_merge), or 0: the merge path's moves.
