@@ -521,14 +521,14 @@ AGPU_HOST_DEVICE std::uint64_t run_start(const merge_shape& s, std::uint64_t g, 
 // 256, where shared memory held 15, unchanged; kernels/sort/README.md);
 // pairs, 64-bit keys and the bitonic moves (R > 0: outputs per lane of
 // bitonic_merge; 0: the merge path's moves) take what they need.
-template <class K, class V, bool Pairs, unsigned R = 0>
+template <class K, class V, bool Pairs, unsigned R = 0, unsigned D = 0>
 AGPU_KERNEL AGPU_BOUNDS(256, sizeof(K) == 4 && !Pairs && R == 0 ? 3 : 1) void multiway_merge(
     kl::gspan<const K> in_keys, kl::gspan<const V> in_vals, kl::gspan<K> out_keys, kl::gspan<V> out_vals,
     kl::gspan<const std::uint64_t> splits, merge_shape s) {
     const unsigned t = kl::thread_rank(), threads = kl::block_dim().x;
-    const heap_view<K, V, Pairs> h(heap_layout<K, V, Pairs>{s.d, s.chunk, R > 0});
+    const unsigned d = D > 0 ? D : s.d;
+    const heap_view<K, V, Pairs> h(heap_layout<K, V, Pairs>{d, R > 0 ? R * sort_policy::bitonic_lanes : s.chunk, R > 0});
     const std::uint64_t group = kl::block_idx().x / s.parts, part = kl::block_idx().x % s.parts;
-    const unsigned d = s.d;
     for (unsigned r = t; r < d; r += threads) {
         std::uint64_t lo = run_start(s, group, r), hi = run_start(s, group, r + 1);
         if (s.parts > 1) {
@@ -598,9 +598,17 @@ AGPU_KERNEL AGPU_BOUNDS(256, sizeof(K) == 4 && !Pairs && R == 0 ? 3 : 1) void mu
 
 // The merge kernel whose moves take `items` outputs per lane by the bitonic
 // network (sort_plan::bitonic_items: 2, 4 or 8), or by the merge path (0).
+// The bitonic moves' chunk is R times the warp, a constant of the kernel, and
+// at d = 4 (the tuned and default shapes on the H100) so is d: the heap's
+// loops over its levels and children unroll, and its slot arithmetic folds.
 template <class K, class V, bool Pairs>
-auto merge_kernel(std::uint64_t items) {
+auto merge_kernel(std::uint64_t items, unsigned d) {
     if constexpr (!Pairs) {
+        if (d == 4) {
+            if (items == 8) return multiway_merge<K, V, Pairs, 8, 4>;
+            if (items == 4) return multiway_merge<K, V, Pairs, 4, 4>;
+            if (items == 2) return multiway_merge<K, V, Pairs, 2, 4>;
+        }
         if (items == 8) return multiway_merge<K, V, Pairs, 8>;
         if (items == 4) return multiway_merge<K, V, Pairs, 4>;
         if (items == 2) return multiway_merge<K, V, Pairs, 2>;

@@ -153,7 +153,10 @@ template <class Exec, class K, class V, bool Pairs>
 void launch_merge(Exec& ex, const plan_ns::merge_pass& ps, const plan_ns::sort_shape& shape, const merge_shape& s,
                   sorted_spans<K, V> in, sorted_spans<K, V> out, kl::gspan<const std::uint64_t> splits) {
     const auto threads = static_cast<unsigned>(plan_ns::merge_threads(ex.machine(), shape.warps));
-    ex.launch("multiway_merge", merge_kernel<K, V, Pairs>(plan_ns::bitonic_items(ex.machine(), shape)),
+    const std::uint64_t items = plan_ns::bitonic_items(ex.machine(), shape);
+    AGPU_CHECK(items == 0 || s.chunk == items * sort_policy::bitonic_lanes,
+               "multiway_merge: the bitonic moves' chunk is their outputs per lane times the warp (a kernel constant)");
+    ex.launch("multiway_merge", merge_kernel<K, V, Pairs>(items, s.d),
               {static_cast<unsigned>(ps.groups * ps.parts)}, {threads}, ps.heap_bytes,
               kl::gspan<const K>(in.keys), kl::gspan<const V>(in.vals), out.keys, out.vals, splits, s);
 }

@@ -704,7 +704,7 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
     std::vector<sim::work_sample> samples;
     if (!whole.empty()) {
         detail::balance(whole, [&](std::uint64_t b) { return work[b]; });
-        const auto got = ex.run_blocks(std::span<const std::uint64_t>(whole), "multiway_merge", merge_kernel<K, V, Pairs>(items),
+        const auto got = ex.run_blocks(std::span<const std::uint64_t>(whole), "multiway_merge", merge_kernel<K, V, Pairs>(items, s.d),
                                        grid, block, ps.heap_bytes, kl::gspan<const K>(in.keys),
                                        kl::gspan<const V>(in.vals), out.keys, out.vals, splits, s);
         for (std::size_t i = 0; i < whole.size(); ++i) samples.push_back({whole[i], work[whole[i]], got[i], own_known(whole[i])});
@@ -740,7 +740,7 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
         auto dev_splits = ex.alloc<std::uint64_t>(probe_splits.size());
         ex.upload(dev_splits, std::span<const std::uint64_t>(probe_splits));
         const auto got = ex.run_blocks(std::span<const std::uint64_t>(ordered_ids), "multiway_merge",
-                                       merge_kernel<K, V, Pairs>(items), probe_grid, block, ps.heap_bytes,
+                                       merge_kernel<K, V, Pairs>(items, probe_shape.d), probe_grid, block, ps.heap_bytes,
                                        kl::gspan<const K>(in.keys), kl::gspan<const V>(in.vals), out.keys, out.vals,
                                        kl::gspan<const std::uint64_t>(dev_splits), probe_shape);
         for (std::size_t j = 0; j < order.size(); ++j) {
