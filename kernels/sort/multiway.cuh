@@ -520,7 +520,9 @@ AGPU_HOST_DEVICE std::uint64_t run_start(const merge_shape& s, std::uint64_t g, 
 // chunk 128; measured on the H100 at 2^26: chunk 128 9.08 -> 8.02 ms, chunk
 // 256, where shared memory held 15, unchanged; kernels/sort/README.md);
 // pairs, 64-bit keys and the bitonic moves (R > 0: outputs per lane of
-// bitonic_merge; 0: the merge path's moves) take what they need.
+// bitonic_merge; 0: the merge path's moves) take what they need. D: d where
+// the kernel takes it as a constant (merge_kernel: 4 with bitonic moves), 0
+// where it reads s.d; with R > 0 the chunk is R times the warp, a constant too.
 template <class K, class V, bool Pairs, unsigned R = 0, unsigned D = 0>
 AGPU_KERNEL AGPU_BOUNDS(256, sizeof(K) == 4 && !Pairs && R == 0 ? 3 : 1) void multiway_merge(
     kl::gspan<const K> in_keys, kl::gspan<const V> in_vals, kl::gspan<K> out_keys, kl::gspan<V> out_vals,
