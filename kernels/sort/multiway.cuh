@@ -603,19 +603,18 @@ AGPU_KERNEL AGPU_BOUNDS(256, sizeof(K) == 4 && !Pairs && R == 0 ? 3 : 1) void mu
 // The bitonic moves' chunk is R times the warp, a constant of the kernel, and
 // at d = 4 (the tuned and default shapes on the H100) so is d: the heap's
 // loops over its levels and children unroll, and its slot arithmetic folds.
-template <class K, class V, bool Pairs>
-auto merge_kernel(std::uint64_t items, unsigned d) {
+template <class K, class V, bool Pairs, unsigned D>
+auto merge_kernel_of(std::uint64_t items) {
     if constexpr (!Pairs) {
-        if (d == 4) {
-            if (items == 8) return multiway_merge<K, V, Pairs, 8, 4>;
-            if (items == 4) return multiway_merge<K, V, Pairs, 4, 4>;
-            if (items == 2) return multiway_merge<K, V, Pairs, 2, 4>;
-        }
-        if (items == 8) return multiway_merge<K, V, Pairs, 8>;
-        if (items == 4) return multiway_merge<K, V, Pairs, 4>;
-        if (items == 2) return multiway_merge<K, V, Pairs, 2>;
+        if (items == 8) return multiway_merge<K, V, Pairs, 8, D>;
+        if (items == 4) return multiway_merge<K, V, Pairs, 4, D>;
+        if (items == 2) return multiway_merge<K, V, Pairs, 2, D>;
     }
     return multiway_merge<K, V, Pairs, 0>;
+}
+template <class K, class V, bool Pairs>
+auto merge_kernel(std::uint64_t items, unsigned d) {
+    return d == 4 ? merge_kernel_of<K, V, Pairs, 4>(items) : merge_kernel_of<K, V, Pairs, 0>(items);
 }
 
 // Where sample j of a run's per_run = 2^per_run_log2 evenly spaced samples
