@@ -204,20 +204,17 @@ AGPU_DEVICE S thread_view(const S& s, std::uint64_t from, unsigned count) {
     return s.subspan(from + t, count - t);
 }
 
-// The leaf's elements in registers: one per warp-pass (heap_lanes<R>::passes).
-template <class K, class V, bool Pairs, unsigned N>
+template <class K, class V, bool Pairs>
 struct leaf_read {
     std::uint64_t from = 0, end = 0;
     unsigned count = 0, lead = 0;  // lead: from's place past a b-aligned position
-    K keys[N];
-    V vals[N];
+    K keys[sort_policy::max_leaf_loads];
+    V vals[sort_policy::max_leaf_loads];
 };
-template <unsigned R, class K, class V, bool Pairs>
-using leaf_read_of = leaf_read<K, V, Pairs, heap_lanes<R>::passes>;
 
 template <unsigned R, class K, class V, bool Pairs>
 AGPU_DEVICE void leaf_load(const heap_view<K, V, Pairs>& h, kl::gspan<const K> in_keys, kl::gspan<const V> in_vals,
-                           unsigned leaf, leaf_read_of<R, K, V, Pairs>& lr) {
+                           unsigned leaf, leaf_read<K, V, Pairs>& lr) {
     using lanes = heap_lanes<R>;
     lr.from = h.pos.load(leaf);
     lr.end = h.end.load(leaf);
@@ -241,7 +238,7 @@ AGPU_DEVICE void leaf_load(const heap_view<K, V, Pairs>& h, kl::gspan<const K> i
 // read by every lane, before the path's previous barrier (heap_descend adds
 // one where the leaf's move is the path's first).
 template <unsigned R, class K, class V, bool Pairs>
-AGPU_DEVICE void leaf_move(const heap_view<K, V, Pairs>& h, const leaf_read_of<R, K, V, Pairs>& lr, unsigned c, held to) {
+AGPU_DEVICE void leaf_move(const heap_view<K, V, Pairs>& h, const leaf_read<K, V, Pairs>& lr, unsigned c, held to) {
     using lanes = heap_lanes<R>;
     const unsigned stop = lr.lead + lr.count, tail = to.head + to.count - lr.lead;
     for (unsigned q = 0; q < lanes::passes; ++q) {
@@ -468,7 +465,7 @@ AGPU_DEVICE void heap_descend(const heap_view<K, V, Pairs>& h, kl::gspan<const K
         turns |= unsigned(right) << depth++;
         v = l + unsigned(right);
     }
-    leaf_read_of<R, K, V, Pairs> lr;
+    leaf_read<K, V, Pairs> lr;
     if (v >= h.d) leaf_load<R>(h, in_keys, in_vals, v, lr);
     for (unsigned q = 0;; ++q) {
         if (c >= h.d) {
@@ -602,14 +599,13 @@ AGPU_KERNEL AGPU_BOUNDS(256, sizeof(K) == 4 && !Pairs && R == 0 ? 3 : 1) void mu
 }
 
 // The merge kernel whose moves take `items` outputs per lane by the bitonic
-// network (sort_plan::bitonic_items: 2, 4, 8 or 16), or by the merge path (0).
+// network (sort_plan::bitonic_items: 2, 4 or 8), or by the merge path (0).
 // The bitonic moves' chunk is R times the warp, a constant of the kernel, and
 // at d = 4 (the tuned and default shapes on the H100) so is d: the heap's
 // loops over its levels and children unroll, and its slot arithmetic folds.
 template <class K, class V, bool Pairs, unsigned D>
 auto merge_kernel_of(std::uint64_t items) {
     if constexpr (!Pairs) {
-        if (items == 16) return multiway_merge<K, V, Pairs, 16, D>;
         if (items == 8) return multiway_merge<K, V, Pairs, 8, D>;
         if (items == 4) return multiway_merge<K, V, Pairs, 4, D>;
         if (items == 2) return multiway_merge<K, V, Pairs, 2, D>;

@@ -106,9 +106,6 @@ std::vector<suite_entry> tune_entries() {
     // d = 4 instead of seven, for two more rounds on chip.
     for (const char* tile : {"8192", "16384"})
         e.push_back(entry("sort/multiway", {"type=u32", "values=0", "chunk=256", std::string("tile=") + tile, "d=4"}));
-    // Moves of 512 (16 outputs a lane of the bitonic moves): half the moves a
-    // key, each heap twice the shared memory (24.6 kB at d = 4: 9 an SM).
-    e.push_back(entry("sort/multiway", {"type=u32", "values=0", "chunk=512", "tile=16384", "d=4"}));
     // Several warps per heap: shorter chains per move, more warps per SM.
     for (const char* d : {"8", "16"})
         e.push_back(entry("sort/multiway", {"type=u32", "values=0", "chunk=256", "tile=4096", std::string("d=") + d,

@@ -51,9 +51,8 @@ inline std::vector<model::param_spec> common_params(bool values) {
 
 inline std::vector<model::param_spec> merge_params(bool with_d) {
     auto p = common_params(true);
-    p.push_back({"chunk", "C: elements per heap move (a leaf's coalesced read, the root's write, one merge of a node's two runs); "
-                          "512 only for keys alone on b = 32 with warps=1 (the bitonic moves)",
-                 "128", {"32", "64", "128", "256", "512"}, 0, 0});
+    p.push_back({"chunk", "C: elements per heap move (a leaf's coalesced read, the root's write, one merge of a node's two runs)",
+                 "128", {"32", "64", "128", "256"}, 0, 0});
     if (with_d)
         p.push_back({"d", "runs merged at once (a power of two; auto: the largest whose heap, a ring of 2·chunk elements "
                           "per child, fits in M/16, so that an MP holds 16 heaps at once; at most 256)",

@@ -109,12 +109,6 @@ plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s) {
         throw input_error("option --set tile=" + std::to_string(s.tile), s.key + ": a tile " + bytes_rule(out.tile_bytes, m));
     if (s.key == "sort/bitonic" || out.tiles <= 1) return out;
     const bool bitonic = bitonic_items(m, s) > 0;  // the heap's layout (multiway.cuh's heap_layout)
-    if (!bitonic && s.chunk > max_path_chunk)
-        throw input_error("option --set chunk=" + std::to_string(s.chunk),
-                          s.key + ": a chunk above " + std::to_string(max_path_chunk) +
-                              " needs the bitonic moves (keys alone, b = " + std::to_string(bitonic_lanes) +
-                              ", warps=1); the merge path's moves hold at most 2·chunk/32 = " +
-                              std::to_string(max_block_items) + " outputs a lane");
     std::uint64_t d_max = s.d;
     if (d_max == 0) {  // the largest d whose heap fits in M/heaps_per_mp; at least 4 where that fits in M (d = 2 is
                        // sort/pairwise)

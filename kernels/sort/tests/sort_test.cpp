@@ -91,9 +91,9 @@ TEST(SortCorrect, MultiwayShapes) {
     for (const char* chunk : {"32", "128", "256"})
         for (const char* dev : {"h100", "h100-b64"})
             expect_sorted(dev, "sort/multiway", 9001, {"values=1", "tile=512", std::string("chunk=") + chunk, "d=8"});
-    // Keys alone move by the bitonic network (R = 2, 4, 8, 16 outputs per lane): many keys equal to the largest
-    // one, which the network also pads a ring's absent elements with, over sizes whose last moves are partial.
-    for (const char* chunk : {"64", "128", "256", "512"})
+    // Keys alone move by the bitonic network (R = 2, 4, 8 outputs per lane): many keys equal to the largest one,
+    // which the network also pads a ring's absent elements with, over sizes whose last moves are partial.
+    for (const char* chunk : {"64", "128", "256"})
         for (const char* type : {"u32", "float"})
             for (std::uint64_t n : {std::uint64_t(4097), std::uint64_t(9001)})
                 expect_sorted("h100", "sort/multiway", n,
@@ -371,7 +371,6 @@ TEST(SortClosedForm, MatchesTheSimulator) {
     // shared memory): below one tile, and a partial tile after whole ones.
     for (std::uint64_t n : {std::uint64_t(1), std::uint64_t(8191), std::uint64_t(40000)}) {
         expect_counts_match("h100", "sort/multiway", n, {"values=0", "tile=16384", "chunk=256", "d=4", "parts=1"});
-        expect_counts_match("h100", "sort/multiway", n, {"values=0", "tile=16384", "chunk=512", "d=4", "parts=1"});
         expect_counts_match("h100", "sort/pairwise", n, {"type=u64", "values=0", "tile=8192", "chunk=64"});
     }
 }
@@ -559,22 +558,6 @@ TEST(SortParams, BadValuesAreTypedErrors) {
     refused("h100", {"values=1", "tile=16384"});
     refused("h100-b64", {"values=0", "tile=16384"});
     EXPECT_THROW(model::parse_params(sim::find_algorithm("sort/bitonic").spec, {"tile=8192"}), agpu::input_error);
-    // A chunk of 512 needs the bitonic moves (keys alone, b = 32, one warp a heap): refused for pairs, on
-    // b = 64 and with warps=2, naming the chunk and the rule.
-    for (const auto& [dev, sets] : std::vector<std::pair<std::string, std::vector<std::string>>>{
-             {"h100", {"values=1", "chunk=512", "d=4"}},
-             {"h100-b64", {"values=0", "chunk=512", "d=4"}},
-             {"h100", {"values=0", "chunk=512", "d=4", "warps=2"}}}) {
-        try {
-            model::sort_plan::make_plan(device(dev).agpu, 100000,
-                                        model::sort_plan::shape_of("sort/multiway", model::parse_params(a.spec, sets)));
-            ADD_FAILURE() << "no error for " << ::testing::PrintToString(sets) << " on " << dev;
-        } catch (const agpu::input_error& e) {
-            const std::string what = e.what();
-            EXPECT_NE(what.find("chunk=512"), std::string::npos) << what;
-            EXPECT_NE(what.find("bitonic moves"), std::string::npos) << what;
-        }
-    }
     // u64 keys in 16384 take 132 kB: beyond M on a half-size H100.
     EXPECT_THROW(model::sort_plan::make_plan(device("h100-half-smem").agpu, 100000,
                                              model::sort_plan::shape_of("sort/multiway",

@@ -74,17 +74,13 @@ struct sort_shape {
 // sort_policy::bitonic_lanes).
 inline constexpr std::uint64_t bitonic_lanes = 32;
 // Outputs per lane of a merge move by a bitonic network (keys alone, one warp
-// of bitonic_lanes per heap on a machine of that b, C = 2, 4, 8 or 16 times it;
-// kernels/sort/multiway.cuh's bitonic_merge; C = 16 times it only here: the
-// merge path's moves hold 2C/32 <= max_block_items outputs a lane), or 0: the
-// merge path's moves.
+// of bitonic_lanes per heap on a machine of that b, C = 2, 4 or 8 times it;
+// kernels/sort/multiway.cuh's bitonic_merge), or 0: the merge path's moves.
 inline std::uint64_t bitonic_items(const machine& m, const sort_shape& s) {
     if (s.pairs || m.b != bitonic_lanes || s.warps != 1 || s.chunk % bitonic_lanes != 0) return 0;
     const std::uint64_t r = s.chunk / bitonic_lanes;
-    return r == 2 || r == 4 || r == 8 || r == 16 ? r : 0;
+    return r == 2 || r == 4 || r == 8 ? r : 0;
 }
-// The largest chunk of the merge path's moves (2C/32 outputs a lane).
-inline constexpr std::uint64_t max_path_chunk = 256;
 
 // Whether block_sort's tile may exceed threads·max_block_items: keys alone
 // (no positions in shared memory, so a tile of 16384 u32 keys takes 66 kB) in
