@@ -70,6 +70,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "sort/sort_common.cuh"
 
@@ -212,6 +213,20 @@ struct leaf_read {
     V vals[sort_policy::max_leaf_loads];
 };
 
+// A whole move of C = R·W elements over the warp's passes from a W-aligned
+// position, the move `lead` past it: pass 0 has its lanes from lead on,
+// passes 1..R−1 every lane, pass R (only where lead > 0) its lanes before
+// lead. edge(q, on) makes pass q's access for the lanes `on`, inner(q) pass
+// q's for all; the same accesses and lanes as the general loop's passes
+// (heap_lanes), without its per-pass tests and address arithmetic.
+template <unsigned R, class Edge, class Inner>
+AGPU_DEVICE void full_passes(unsigned lead, Edge edge, Inner inner) {
+    const unsigned lane = kl::thread_rank();
+    edge(0, lane >= lead);
+    for (unsigned q = 1; q < R; ++q) inner(q);
+    if (lead > 0) edge(R, lane < lead);
+}
+
 template <unsigned R, class K, class V, bool Pairs>
 AGPU_DEVICE void leaf_load(const heap_view<K, V, Pairs>& h, kl::gspan<const K> in_keys, kl::gspan<const V> in_vals,
                            unsigned leaf, leaf_read<K, V, Pairs>& lr) {
@@ -221,6 +236,15 @@ AGPU_DEVICE void leaf_load(const heap_view<K, V, Pairs>& h, kl::gspan<const K> i
     lr.count = unsigned(kl::min<std::uint64_t>(h.chunk, lr.end - lr.from));
     lr.lead = unsigned(lr.from % lanes::warp());
     const unsigned stop = lr.lead + lr.count;
+    if constexpr (R > 0 && !Pairs) {
+        if (lr.count == R * lanes::threads()) {  // a whole move (every move but a range's last): see full_passes
+            const unsigned lane = kl::thread_rank();
+            const auto keys = in_keys.subspan(lr.from - lr.lead + lane, stop - lane);
+            full_passes<R>(lr.lead, [&](unsigned q, bool on) { lr.keys[q] = keys.load_if(on, q * lanes::threads(), K{}); },
+                           [&](unsigned q) { lr.keys[q] = keys.load(q * lanes::threads()); });
+            return;
+        }
+    }
     const auto keys = thread_view(in_keys, lr.from - lr.lead, stop);
     const auto vals = Pairs ? thread_view(in_vals, lr.from - lr.lead, stop) : in_vals;
     for (unsigned q = 0; q < lanes::passes; ++q) {
@@ -229,6 +253,16 @@ AGPU_DEVICE void leaf_load(const heap_view<K, V, Pairs>& h, kl::gspan<const K> i
         const bool on = lanes::on(p, lr.lead, stop);
         lr.keys[q] = keys.load_if(on, q * lanes::threads(), K{});
         if constexpr (Pairs) lr.vals[q] = vals.load_if(on, q * lanes::threads(), V{});
+    }
+}
+
+// The leaf's state after its move appended lr to ring c (`to` before it).
+template <class K, class V, bool Pairs>
+AGPU_DEVICE void leaf_state(const heap_view<K, V, Pairs>& h, const leaf_read<K, V, Pairs>& lr, unsigned c, held to) {
+    if (kl::thread_rank() == 0) {
+        h.count.store(c, to.count + lr.count);
+        h.pos.store(c, lr.from + lr.count);
+        h.dry.store(c, lr.from + lr.count == lr.end ? 1u : 0u);
     }
 }
 
@@ -241,6 +275,25 @@ template <unsigned R, class K, class V, bool Pairs>
 AGPU_DEVICE void leaf_move(const heap_view<K, V, Pairs>& h, const leaf_read<K, V, Pairs>& lr, unsigned c, held to) {
     using lanes = heap_lanes<R>;
     const unsigned stop = lr.lead + lr.count, tail = to.head + to.count - lr.lead;
+    const unsigned room = (to.head + to.count) & h.mask;  // the ring's first free slot
+    if constexpr (R > 0 && !Pairs) {
+        if (lr.count == h.chunk && (room & (h.chunk - 1)) == 0) {
+            // A whole move into a ring whose free half starts at slot 0 or C:
+            // its C slots from there do not wrap, so pass q's are one base plus
+            // q·W, and the last element (lead + C − 1) is in lane lead − 1 of
+            // pass R, or lane W − 1 of pass R − 1 where lead is 0.
+            const unsigned lane = kl::thread_rank(), at = h.slot_base(c) + room - lr.lead + lane;
+            full_passes<R>(lr.lead, [&](unsigned q, bool on) { h.keys.store_if(on, at + q * lanes::threads(), lr.keys[q]); },
+                           [&](unsigned q) { h.keys.store(at + q * lanes::threads(), lr.keys[q]); });
+            const unsigned last_lane = (lr.lead + lanes::threads() - 1) % lanes::threads();
+            // Copies, then a select (a select of the two elements compiled to a
+            // select of their addresses: lr in local memory).
+            const K in_r = lr.keys[R], in_r1 = lr.keys[R - 1];
+            h.last.store_if(lane == last_lane, c, lr.lead > 0 ? in_r : in_r1);
+            leaf_state(h, lr, c, to);
+            return;
+        }
+    }
     for (unsigned q = 0; q < lanes::passes; ++q) {
         const unsigned p = lanes::place(q);
         if (lanes::past(p, stop)) continue;
@@ -250,11 +303,7 @@ AGPU_DEVICE void leaf_move(const heap_view<K, V, Pairs>& h, const leaf_read<K, V
         if constexpr (Pairs) h.vals.store_if(on, at, lr.vals[q]);
         h.last.store_if(p == stop - 1, c, lr.keys[q]);
     }
-    if (kl::thread_rank() == 0) {
-        h.count.store(c, to.count + lr.count);
-        h.pos.store(c, lr.from + lr.count);
-        h.dry.store(c, lr.from + lr.count == lr.end ? 1u : 0u);
-    }
+    leaf_state(h, lr, c, to);
 }
 
 // After node c's move took m elements, from_a of them from its ring 2c (a)
@@ -290,7 +339,7 @@ AGPU_DEVICE void rings_taken(const heap_view<K, V, Pairs>& h, unsigned c, held& 
 // loads and stores are of consecutive slots (the rings need no padding).
 // Keys alone: equal keys are equal bit patterns, so which of two equal keys
 // leaves first does not show (pairs keep merge_move's stable merge path).
-// Every lane knows k (a ballot per register), so no hand-over and no barrier
+// Every lane knows k (a warp sum of the lanes' counts), so no hand-over and no barrier
 // between loads and stores: every lane's loads feed the shuffles before any
 // lane stores. Stores c's key and the rings' state; returns m.
 template <unsigned R, unsigned W, class K, class V, bool Pairs>
@@ -300,18 +349,35 @@ AGPU_DEVICE unsigned bitonic_merge(const heap_view<K, V, Pairs>& h, unsigned c, 
     const unsigned lane = kl::lane_id();
     const unsigned ca = 2 * c, cb = ca + 1, na = a_ring.count, nb = b_ring.count;
     const unsigned m = kl::min(chunk, na + nb);
-    unsigned taken = 0;
     // i < na and j < nb, and the rings' slots, as one value per lane and a
     // constant per q.
     const int room_a = int(na) - int(lane), room_b = int(nb + lane) - int(chunk - 1);
     const unsigned first_a = a_ring.head + lane, first_b = b_ring.head + chunk - 1 - lane;
-    for (unsigned q = 0; q < R; ++q) {
-        const K xa = h.keys.load_if(room_a > int(q * W), h.at(ca, first_a, q * W), key_order<K>::largest());
-        const K xb = h.keys.load_if(room_b > -int(q * W), h.at(cb, first_b, 0u - q * W), key_order<K>::largest());
-        kl::compute(1);
-        taken += unsigned(kl::popc(kl::ballot(!key_order<K>::less(xb, xa))));
-        x[q] = key_min(xa, xb);
-    }
+    // A ring holding C or more needs no test of i < na (j < nb): after a refill
+    // a node holds 2C, so one of its rings at least. The loop for what the
+    // rings hold is picked once (the same in every lane); each lane counts its
+    // pairs whose a element is at most its b element, and the warp sums them.
+    unsigned own = 0;
+    auto pair_up = [&](auto full_a, auto full_b) {
+        for (unsigned q = 0; q < R; ++q) {
+            const unsigned at_a = h.at(ca, first_a, q * W), at_b = h.at(cb, first_b, 0u - q * W);
+            K xa, xb;
+            if constexpr (decltype(full_a)::value) xa = h.keys.load(at_a);
+            else xa = h.keys.load_if(room_a > int(q * W), at_a, key_order<K>::largest());
+            if constexpr (decltype(full_b)::value) xb = h.keys.load(at_b);
+            else xb = h.keys.load_if(room_b > -int(q * W), at_b, key_order<K>::largest());
+            kl::compute(1);
+            own += key_order<K>::less(xb, xa) ? 0u : 1u;
+            x[q] = key_min(xa, xb);
+        }
+    };
+    using full = std::true_type;
+    using part = std::false_type;
+    if (na >= chunk && nb >= chunk) pair_up(full{}, full{});
+    else if (na >= chunk) pair_up(full{}, part{});
+    else if (nb >= chunk) pair_up(part{}, full{});
+    else pair_up(part{}, part{});
+    const unsigned taken = kl::reduce_add(own);
     // The pairs whose a element is at most its b element are the first
     // `taken`; those past na pair an absent a with a b element that is the
     // largest key (or absent), so a's first min(taken, na) elements and b's
@@ -352,6 +418,19 @@ template <unsigned R, unsigned W, class K>
 AGPU_DEVICE void root_write(const K (&x)[R], unsigned m, std::uint64_t out, kl::gspan<K> out_keys) {
     const unsigned lane = kl::lane_id(), lead = unsigned(out % W);
     const unsigned from = (lane - lead) & (W - 1);  // the lane holding this lane's element
+    if (m == R * W) {  // a whole move (every one but a range's last): each register shuffled once
+        K y[R];
+        for (unsigned q = 0; q < R; ++q) y[q] = lead > 0 ? kl::shfl(x[q], int(from)) : x[q];
+        const auto to = out_keys.subspan(out - lead + lane, lead + m - lane);
+        full_passes<R>(
+            lead, [&](unsigned g, bool on) { to.store_if(on, g * W, y[g < R ? g : R - 1]); },
+            [&](unsigned g) {
+                K v = y[g];
+                if (lane < lead) v = y[g - 1];
+                to.store(g * W, v);
+            });
+        return;
+    }
     const auto to = thread_view(out_keys, out - lead, lead + m);
     for (unsigned g = 0; g <= R; ++g) {
         if (g * W >= lead + m) break;
@@ -385,6 +464,15 @@ AGPU_DEVICE unsigned merge_move(const heap_view<K, V, Pairs>& h, unsigned c, hel
     if constexpr (R > 0) {
         K x[R];
         const unsigned m = bitonic_merge<R, sort_policy::bitonic_lanes>(h, c, a_ring, b_ring, path_end, x);
+        // `to` is a ring's free part (2C slots from a multiple of 2C, taken mod
+        // 2C): a whole move into a ring whose free half starts at slot 0 or C
+        // does not wrap, so output e is at to(0) + e.
+        constexpr unsigned chunk = R * sort_policy::bitonic_lanes;
+        const unsigned at = to(0);
+        if (m == chunk && (at & (chunk - 1)) == 0) {
+            for (unsigned q = 0; q < R; ++q) h.keys.store(at + q * sort_policy::bitonic_lanes + kl::lane_id(), x[q]);
+            return m;
+        }
         for (unsigned q = 0; q < R; ++q) {
             const unsigned e = q * sort_policy::bitonic_lanes + kl::lane_id();
             if (e < m) h.keys.store(to(e), x[q]);

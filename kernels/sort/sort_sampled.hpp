@@ -384,8 +384,12 @@ struct moves_tally {
                     if (read) {
                         global(true, p + lo, p + hi, 4, hi - lo + 1);
                         shared(false, on);
-                    } else if (items > 0) {  // from registers: a shuffle from each register the warp-store spans
-                        if (lead > 0) collectives((j0 / b < items ? 1 : 0) + (j0 > 0 ? 1 : 0));
+                    } else if (items > 0) {
+                        // From registers, misaligned: a whole move shuffles each
+                        // register once (before its first warp-store), a shorter one
+                        // each register a warp-store spans.
+                        if (lead > 0 && n == items * b) collectives(j0 == 0 ? items : 0);
+                        else if (lead > 0) collectives((j0 / b < items ? 1 : 0) + (j0 > 0 ? 1 : 0));
                         global(false, p + lo, p + hi, 4, hi - lo + 1);
                     } else {
                         shared(true, words);

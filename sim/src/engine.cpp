@@ -965,8 +965,12 @@ bool resolve_collectives(std::vector<sim_thread*>& lanes, const block_context& b
         if (!ready) continue;
         const int width = t->coll_width > 0 ? t->coll_width : static_cast<int>(b);
         kl::lane_mask votes = 0;
+        std::uint32_t sum = 0;
         for (unsigned o = 0; o < b; ++o)
-            if ((mask >> o & 1) && lanes[o]->coll_value) votes |= kl::lane_mask{1} << o;
+            if (mask >> o & 1) {
+                if (lanes[o]->coll_value) votes |= kl::lane_mask{1} << o;
+                sum += std::uint32_t(lanes[o]->coll_value);
+            }
         for (unsigned o = 0; o < b; ++o) {
             if (!(mask >> o & 1)) continue;
             sim_thread* u = lanes[o];
@@ -994,6 +998,7 @@ bool resolve_collectives(std::vector<sim_thread*>& lanes, const block_context& b
                 case kl::hook::coll_op::ballot: u->coll_result = votes; break;
                 case kl::hook::coll_op::any: u->coll_result = votes != 0; break;
                 case kl::hook::coll_op::all: u->coll_result = votes == mask; break;
+                case kl::hook::coll_op::reduce_add: u->coll_result = sum; break;
             }
             if (u->coll_op != t->coll_op)
                 bc.fail(*u, "warp collective at " + where(u->wait_loc) + ": lanes of one mask called different collectives");

@@ -34,6 +34,16 @@ AGPU_KERNEL void warp_sum(kl::gspan<const int> in, kl::gspan<int> out) {
     if (kl::lane_id() == 0) out.store(kl::warp_id(), v);
 }
 
+// Lane l of each warp: the sum of its warp's values, and of its half-warp's
+// (a mask of the lanes of l's half).
+AGPU_KERNEL void warp_reduce_add(kl::gspan<const int> in, kl::gspan<int> out, kl::gspan<int> halves) {
+    const unsigned i = kl::thread_idx().x, b = kl::warp_size(), lane = kl::lane_id();
+    const auto v = std::uint32_t(in.load(i));
+    out.store(i, int(kl::reduce_add(v)));
+    const kl::lane_mask lower = (kl::lane_mask{1} << (b / 2)) - 1, half = lane < b / 2 ? lower : lower << (b / 2);
+    halves.store(i, int(kl::reduce_add(v, half)));
+}
+
 AGPU_KERNEL void out_of_bounds(kl::gspan<int> out) { out.store(kl::thread_idx().x + 1, 0); }
 
 AGPU_KERNEL void divergent_barrier(kl::gspan<int> out) {
@@ -119,6 +129,31 @@ TEST(Engine, WarpShuffleReduction) {
         unsigned steps = 0;
         for (unsigned d = b / 2; d > 0; d /= 2) ++steps;
         EXPECT_EQ(ex.record().totals()[counter::collective_instructions], steps * (256 / b)) << dev;
+    }
+}
+
+TEST(Engine, WarpReduceAdd) {
+    for (const char* dev : {"h100", "h100-b64"}) {
+        auto ex = make(dev);
+        const unsigned b = ex.machine().b;
+        std::vector<int> h(256);
+        for (unsigned i = 0; i < 256; ++i) h[i] = int(i * i % 97) - 40;
+        auto in = ex.alloc<int>(256);
+        auto out = ex.alloc<int>(256), halves = ex.alloc<int>(256);
+        ex.upload(in, std::span<const int>(h));
+        ex.launch("warp_reduce_add", warp_reduce_add, {1}, {256}, 0, kl::gspan<const int>(in), out, halves);
+        std::vector<int> r(256), rh(256);
+        ex.download(std::span<int>(r), out);
+        ex.download(std::span<int>(rh), halves);
+        for (unsigned i = 0; i < 256; ++i) {
+            int want = 0, want_half = 0;
+            for (unsigned l = 0; l < b; ++l) want += h[i / b * b + l];
+            for (unsigned l = 0; l < b / 2; ++l) want_half += h[i / (b / 2) * (b / 2) + l];
+            EXPECT_EQ(r[i], want) << dev << " thread " << i;
+            EXPECT_EQ(rh[i], want_half) << dev << " thread " << i;
+        }
+        // One warp-instruction a call: the halves' masks differ by lane, not by instruction.
+        EXPECT_EQ(ex.record().totals()[counter::collective_instructions], 2 * 256 / b) << dev;
     }
 }
 

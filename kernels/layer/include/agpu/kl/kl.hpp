@@ -21,7 +21,8 @@
 //   sync         sync_threads(), sync_warp(mask), thread_fence() (__threadfence),
 //                spin_wait(ns) (one pause of a spin loop; the simulator, which runs
 //                blocks in order, stops the run instead: the wait would never end)
-//   collectives  shfl, shfl_up, shfl_down, shfl_xor, ballot, any, all (lane_mask, full_mask())
+//   collectives  shfl, shfl_up, shfl_down, shfl_xor, ballot, any, all, reduce_add (u32 sum
+//                of the mask's lanes) (lane_mask, full_mask())
 //   intrinsics   popc, clz, min, max, add_min, add_max (sm_90 DPX), add_min_s16x2, add_max_s16x2
 //   registers    opaque(v): v, but nvcc recomputes what depends on it (no register kept)
 //   cost notes   compute(n): n compute instructions; free on the GPU, counted by the simulator

@@ -244,6 +244,9 @@ inline bool any(bool pred, lane_mask mask = ~lane_mask{0}, loc l = loc::current(
 inline bool all(bool pred, lane_mask mask = ~lane_mask{0}, loc l = loc::current()) {
     return hook::collective(hook::coll_op::all, pred, 0, mask, 0, l) != 0;
 }
+inline std::uint32_t reduce_add(std::uint32_t v, lane_mask mask = ~lane_mask{0}, loc l = loc::current()) {
+    return std::uint32_t(hook::collective(hook::coll_op::reduce_add, v, 0, mask, 0, l));
+}
 
 inline std::uint32_t opaque(std::uint32_t v) { return v; }  // a register hint for nvcc only
 inline int popc(unsigned x) { return std::popcount(x); }

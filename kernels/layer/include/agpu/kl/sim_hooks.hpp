@@ -23,7 +23,7 @@ namespace hook {
 enum class space : std::uint8_t { global, shared };
 enum class kind : std::uint8_t { load, store, atomic };
 enum class atomic_op : std::uint8_t { add, min, max, exch, cas };
-enum class coll_op : std::uint8_t { sync, shfl_idx, shfl_up, shfl_down, shfl_xor, ballot, any, all };
+enum class coll_op : std::uint8_t { sync, shfl_idx, shfl_up, shfl_down, shfl_xor, ballot, any, all, reduce_add };
 
 // What a simulated thread knows about itself.
 struct thread_info {
@@ -53,7 +53,7 @@ void barrier(const std::source_location& l);
 
 // Suspends the thread until every lane of `mask` reaches the collective, then
 // returns this lane's result (the value bits of a shuffle, the mask of a
-// ballot, 0/1 of any/all).
+// ballot, 0/1 of any/all, the sum of the mask's values mod 2^32 of reduce_add).
 std::uint64_t collective(coll_op op, std::uint64_t value, int arg, lane_mask mask, int width,
                          const std::source_location& l);
 
