@@ -396,7 +396,7 @@ AGPU_DEVICE unsigned bitonic_merge(const heap_view<K, V, Pairs>& h, unsigned c, 
         for (unsigned q = 0; q < R; ++q) {
             const K y = kl::shfl_xor(x[q], int(j));
             kl::compute(1);
-            x[q] = upper ? key_max(x[q], y) : key_min(x[q], y);
+            x[q] = key_pick(key_order<K>::less(y, x[q]) != upper, y, x[q]);  // the larger in the upper lane
         }
     }
     K last = x[R - 1];  // the node's new key: output m - 1, in lane (m - 1) mod W (a full move: the last lane's last)

@@ -90,6 +90,18 @@ AGPU_DEVICE K key_max(K x, K y) {
     return key_order<K>::less(y, x) ? x : y;
 }
 
+// p ? a : b: 4-byte keys by kl::fma_pick (on the FMA pipe: the networks'
+// selects, where the ALU pipe binds), others by a select.
+template <class K>
+AGPU_DEVICE K key_pick(bool p, K a, K b) {
+    if constexpr (sizeof(K) == 4) {
+        const std::uint32_t u = kl::fma_pick(p, std::bit_cast<std::uint32_t>(a), std::bit_cast<std::uint32_t>(b), kl::fma_one());
+        return std::bit_cast<K>(u);
+    } else {
+        return p ? a : b;
+    }
+}
+
 // Merge path (co-rank): how many of A's elements are among the first `diag`
 // outputs of the stable merge of A[0, a_len) and B[0, b_len), where
 // b_first(j, i) says B[j] goes before A[i]. A binary search: about
@@ -231,7 +243,7 @@ AGPU_DEVICE void warp_bitonic_sort(K (&x)[N]) {
         for (unsigned q = 0; q < R; ++q) y[q] = kl::shfl_xor(x[mirror ? R - 1 - q : q], int(partner));
         for (unsigned q = 0; q < R; ++q) {  // the smaller in the lower lane, the larger in the upper one
             kl::compute(1);
-            if (key_order<K>::less(y[q], x[q]) != upper) x[q] = y[q];
+            x[q] = key_pick(key_order<K>::less(y[q], x[q]) != upper, y[q], x[q]);
         }
     } else {
         for (unsigned q = 0; q < R; ++q)
@@ -300,7 +312,14 @@ AGPU_KERNEL void block_sort(kl::gspan<const K> in_keys, kl::gspan<const V> in_va
     const kl::sspan<unsigned> tags = kl::dynamic_shared<unsigned>().subspan(tags_at / 4, Pairs ? padded(tile) : 0);
     const std::uint64_t base = std::uint64_t(kl::block_idx().x) * tile;
     const unsigned valid = unsigned(kl::min<std::uint64_t>(tile, n - base));
-    for (unsigned i = t; i < tile; i += threads) keys.store(padded(i), i < valid ? in_keys.load(base + i) : key_order<K>::largest());
+    // A whole tile of the network's (tile = threads·R): R passes, unrolled, so
+    // that their loads are in flight together; the same accesses as the loop.
+    const bool whole = R > 0 && valid == tile;
+    if (whole) {
+        for (unsigned q = 0; q < (R > 0 ? R : 1); ++q) keys.store(padded(t + q * threads), in_keys.load(base + t + q * threads));
+    } else {
+        for (unsigned i = t; i < tile; i += threads) keys.store(padded(i), i < valid ? in_keys.load(base + i) : key_order<K>::largest());
+    }
     if constexpr (Pairs) {
         const kl::sspan<V> vals = kl::dynamic_shared<V>().subspan(vals_at / sizeof(V), tile);
         for (unsigned i = t; i < valid; i += threads) vals.store(i, in_vals.load(base + i));
@@ -345,7 +364,7 @@ AGPU_KERNEL void block_sort(kl::gspan<const K> in_keys, kl::gspan<const V> in_va
         }
         kl::sync_threads();
         if (width >= tile) break;
-        const unsigned first = t * items / (2 * width) * (2 * width), diag = t * items - first;
+        const unsigned first = t * items & ~(2 * width - 1), diag = t * items - first;  // width: a power of two
         auto index_a = [&](unsigned i) { return padded(first + i); };
         auto index_b = [&](unsigned j) { return padded(first + width + j); };
         auto load = [&](bool, unsigned at) {
@@ -365,7 +384,11 @@ AGPU_KERNEL void block_sort(kl::gspan<const K> in_keys, kl::gspan<const V> in_va
             keys_merge(a, diag - a, width, items, keys, first, first + width, rk);
         }
     }
-    for (unsigned i = t; i < valid; i += threads) out_keys.store(base + i, keys.load(padded(i)));
+    if (whole) {
+        for (unsigned q = 0; q < (R > 0 ? R : 1); ++q) out_keys.store(base + t + q * threads, keys.load(padded(t + q * threads)));
+    } else {
+        for (unsigned i = t; i < valid; i += threads) out_keys.store(base + i, keys.load(padded(i)));
+    }
     if constexpr (Pairs) {
         const kl::sspan<V> vals = kl::dynamic_shared<V>().subspan(vals_at / sizeof(V), tile);
         for (unsigned i = t; i < valid; i += threads) out_vals.store(base + i, vals.load(tags.load(padded(i))));

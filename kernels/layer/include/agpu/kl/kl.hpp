@@ -25,6 +25,8 @@
 //                of the mask's lanes) (lane_mask, full_mask())
 //   intrinsics   popc, clz, min, max, add_min, add_max (sm_90 DPX), add_min_s16x2, add_max_s16x2
 //   registers    opaque(v): v, but nvcc recomputes what depends on it (no register kept)
+//   selects      fma_pick(p, a, b, fma_one()): p ? a : b for 32-bit words on the FMA pipe
+//                (kernels with dynamic shared memory)
 //   cost notes   compute(n): n compute instructions; free on the GPU, counted by the simulator
 //   kernels      AGPU_KERNEL void name(args...) {...}; AGPU_DEVICE for helpers
 //   launching    executors (kl::cuda_executor, sim::executor) share one interface:

@@ -146,6 +146,21 @@ AGPU_DEVICE std::uint32_t opaque(std::uint32_t v) {
     asm volatile("" : "+r"(v));
     return v;
 }
+// A 1 that the compiler cannot see (the launch's dynamic shared bytes,
+// clamped): for kernels that have dynamic shared memory (0 otherwise).
+AGPU_DEVICE std::uint32_t fma_one() {
+    std::uint32_t r;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(r));
+    return r < 1u ? r : 1u;
+}
+// p ? a : b for 32-bit words, as a multiply of a by `one` (fma_one()) predicated
+// on p: one IMAD on the FMA pipe where the select is a SEL on the ALU pipe
+// (ptxas turns a predicated move or add back into a SEL; not a multiply by a
+// value it cannot see). For kernels whose ALU pipe binds.
+AGPU_DEVICE std::uint32_t fma_pick(bool p, std::uint32_t a, std::uint32_t b, std::uint32_t one) {
+    asm("{ .reg .pred q; setp.ne.u32 q, %1, 0; @q mul.lo.u32 %0, %2, %3; }" : "+r"(b) : "r"(std::uint32_t(p)), "r"(a), "r"(one));
+    return b;
+}
 AGPU_DEVICE int popc(unsigned x) { return __popc(x); }
 AGPU_DEVICE int popc(unsigned long long x) { return __popcll(x); }
 AGPU_DEVICE int popc(unsigned long x) { return __popcll(x); }

@@ -249,6 +249,10 @@ inline std::uint32_t reduce_add(std::uint32_t v, lane_mask mask = ~lane_mask{0},
 }
 
 inline std::uint32_t opaque(std::uint32_t v) { return v; }  // a register hint for nvcc only
+// The GPU's fma_one reads the launch's dynamic shared bytes (1 where there
+// are any, 0 otherwise): the same here.
+inline std::uint32_t fma_one() { return hook::current().dynamic_shared_bytes > 0 ? 1u : 0u; }
+inline std::uint32_t fma_pick(bool p, std::uint32_t a, std::uint32_t b, std::uint32_t one) { return p ? a * one : b; }
 inline int popc(unsigned x) { return std::popcount(x); }
 inline int popc(unsigned long x) { return std::popcount(x); }
 inline int popc(unsigned long long x) { return std::popcount(x); }
