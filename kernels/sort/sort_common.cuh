@@ -112,8 +112,9 @@ AGPU_DEVICE unsigned co_rank(unsigned diag, unsigned a_len, unsigned b_len, BFir
     while (lo < hi) {
         const unsigned mid = (lo + hi) / 2;
         kl::compute(1);
-        if (b_first(diag - 1 - mid, mid)) hi = mid;
-        else lo = mid + 1;
+        const bool left = b_first(diag - 1 - mid, mid);  // picks: the FMA pipe (kernels with dynamic shared memory)
+        hi = kl::fma_pick(left, mid, hi, kl::fma_one());
+        lo = kl::fma_pick(left, lo, mid + 1, kl::fma_one());
     }
     return lo;
 }
@@ -278,14 +279,17 @@ AGPU_DEVICE void keys_merge(unsigned a, unsigned b, unsigned len, unsigned count
     for (unsigned q = 0; q < N; ++q) {
         if (q >= count) break;
         kl::compute(1);
+        // The selects as picks (the FMA pipe; the ALU pipe binds), each of a
+        // different value: ptxas would share one multiply between two picks
+        // of the same value and select again.
         const bool from_b = key_order<K>::less(xb, xa);
-        out[q] = from_b ? xb : xa;
-        const unsigned next = (from_b ? b : a) + 1;
-        if (from_b) b = next;
-        else a = next;
-        const K x = keys.load_if(next < len, padded((from_b ? b_first : a_first) + next), top);
-        if (from_b) xb = x;
-        else xa = x;
+        out[q] = key_min(xa, xb);
+        const unsigned next = kl::fma_pick(from_b, b, a, kl::fma_one()) + 1;
+        b = kl::fma_pick(from_b, next, b, kl::fma_one());
+        a = kl::fma_pick(from_b, a, next, kl::fma_one());
+        const K x = keys.load_if(next < len, padded(kl::fma_pick(from_b, b_first, a_first, kl::fma_one()) + next), top);
+        xb = key_pick(from_b, x, xb);
+        xa = key_pick(from_b, xa, x);
     }
 }
 
