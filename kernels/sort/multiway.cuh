@@ -412,8 +412,9 @@ AGPU_DEVICE unsigned bitonic_merge(const heap_view<K, V, Pairs>& h, unsigned c, 
 // The root's m outputs (output e in lane e mod W's x[e / W]) written from
 // registers to out + [0, m): whole warps over W-aligned positions, as the
 // leaves read, each lane fetching its element from the lane and register it
-// is in (two shuffles a warp-store where out is not aligned); lanes outside
-// the move store nothing.
+// is in (where out is not aligned: a whole move shuffles each register once,
+// a shorter one two registers a warp-store); lanes outside the move store
+// nothing.
 template <unsigned R, unsigned W, class K>
 AGPU_DEVICE void root_write(const K (&x)[R], unsigned m, std::uint64_t out, kl::gspan<K> out_keys) {
     const unsigned lane = kl::lane_id(), lead = unsigned(out % W);
