@@ -762,20 +762,18 @@ AGPU_HOST_DEVICE pivot_span pivots_of_rank(std::uint64_t rank, std::uint64_t pre
 // count, but split_search took 0.13 ms instead of 0.10 at 2^26 with halving
 // steps (validate/data/h100/bench/sort-session15).
 template <class K, class At, class Before>
-AGPU_DEVICE void bisect_step(kl::gspan<const K> keys, std::uint64_t& a, std::uint64_t& b, At at, Before before) {
-    const bool on = a < b;
-    const std::uint64_t mid = a + (b - a) / 2;
-    const K y = keys.load_if(on, at(mid), K{});
-    kl::compute(1);
-    if (on) {
-        if (before(y)) a = mid + 1;
-        else b = mid;
-    }
-}
-template <class K, class At, class Before>
 AGPU_DEVICE std::uint64_t bisect_prefix(kl::gspan<const K> keys, std::uint64_t count, std::uint64_t most, At at, Before before) {
     std::uint64_t a = 0, b = count;
-    for (std::uint64_t left = most; left > 0; left /= 2) bisect_step(keys, a, b, at, before);
+    for (std::uint64_t left = most; left > 0; left /= 2) {
+        const bool on = a < b;
+        const std::uint64_t mid = a + (b - a) / 2;
+        const K y = keys.load_if(on, at(mid), K{});
+        kl::compute(1);
+        if (on) {
+            if (before(y)) a = mid + 1;
+            else b = mid;
+        }
+    }
     return a;
 }
 
@@ -791,11 +789,7 @@ AGPU_DEVICE std::uint64_t bisect_prefix(kl::gspan<const K> keys, std::uint64_t c
 // tags[...] = r·per_run + j. An empty run's samples are absent (runs with
 // elements come first in a group). No shared memory and no barrier: the
 // searches' latency chains overlap across the whole grid.
-// D > 0 (d as a constant, as in merge_kernel): the d searches run side by
-// side, a probe of every run per step, so that their loads are in flight
-// together (one latency chain of log2 per_run loads instead of d of them);
-// the same probes, loads and results as one search after another.
-template <class K, unsigned D = 0>
+template <class K>
 AGPU_KERNEL void select_pivots(kl::gspan<const K> keys, kl::gspan<K> pivots, kl::gspan<unsigned> tags, merge_shape s,
                                unsigned per_run, std::uint64_t samples) {
     const std::uint64_t x = std::uint64_t(kl::block_idx().x) * kl::block_dim().x + kl::thread_rank();
@@ -809,27 +803,12 @@ AGPU_KERNEL void select_pivots(kl::gspan<const K> keys, kl::gspan<K> pivots, kl:
     // them; none in its own run and in empty ones, whose searches are
     // predicated off: every lane searches every run, bisect_prefix).
     std::uint64_t rank = j;
-    if constexpr (D > 0) {
-        std::uint64_t o_lo[D], o_len[D], a[D], b[D];
-        for (unsigned o = 0; o < D; ++o) {
-            o_lo[o] = run_start(s, g, o);
-            o_len[o] = run_start(s, g, o + 1) - o_lo[o];
-            a[o] = 0;
-            b[o] = o_len[o] > 0 && o != r ? per_run : 0;
-        }
-        for (std::uint64_t left = per_run; left > 0; left /= 2)
-            for (unsigned o = 0; o < D; ++o)
-                bisect_step(keys, a[o], b[o], [&](std::uint64_t i) { return sample_at(o_lo[o], o_len[o], i, shift); },
-                            [&](const K& y) { return before_in_order(y, o, key, r); });
-        for (unsigned o = 0; o < D; ++o) rank += a[o];
-    } else {
-        for (unsigned o = 0; o < d; ++o) {
-            const std::uint64_t o_lo = run_start(s, g, o), o_len = run_start(s, g, o + 1) - o_lo;
-            rank += bisect_prefix(
-                keys, o_len > 0 && o != r ? per_run : 0, per_run,
-                [&](std::uint64_t i) { return sample_at(o_lo, o_len, i, shift); },
-                [&](const K& y) { return before_in_order(y, o, key, r); });
-        }
+    for (unsigned o = 0; o < d; ++o) {
+        const std::uint64_t o_lo = run_start(s, g, o), o_len = run_start(s, g, o + 1) - o_lo;
+        rank += bisect_prefix(
+            keys, o_len > 0 && o != r ? per_run : 0, per_run,
+            [&](std::uint64_t i) { return sample_at(o_lo, o_len, i, shift); },
+            [&](const K& y) { return before_in_order(y, o, key, r); });
     }
     const pivot_span at = pivots_of_rank(rank, nonempty_runs(s, g) * per_run, s.parts);
     for (std::uint64_t q = at.first; q < at.end; ++q) {

@@ -109,12 +109,13 @@ AGPU_DEVICE K key_pick(bool p, K a, K b) {
 template <class BFirst>
 AGPU_DEVICE unsigned co_rank(unsigned diag, unsigned a_len, unsigned b_len, BFirst b_first) {
     unsigned lo = diag > b_len ? diag - b_len : 0, hi = kl::min(diag, a_len);
+    const std::uint32_t one = kl::fma_one();  // picks: the FMA pipe (kernels with dynamic shared memory)
     while (lo < hi) {
         const unsigned mid = (lo + hi) / 2;
         kl::compute(1);
-        const bool left = b_first(diag - 1 - mid, mid);  // picks: the FMA pipe (kernels with dynamic shared memory)
-        hi = kl::fma_pick(left, mid, hi, kl::fma_one());
-        lo = kl::fma_pick(left, lo, mid + 1, kl::fma_one());
+        const bool left = b_first(diag - 1 - mid, mid);
+        hi = kl::fma_pick(left, mid, hi, one);
+        lo = kl::fma_pick(left, lo, mid + 1, one);
     }
     return lo;
 }
@@ -276,6 +277,7 @@ AGPU_DEVICE void keys_merge(unsigned a, unsigned b, unsigned len, unsigned count
     const K top = key_order<K>::largest();
     K xa = keys.load_if(a < len, padded(a_first + a), top);
     K xb = keys.load_if(b < len, padded(b_first + b), top);
+    const std::uint32_t one = kl::fma_one();
     for (unsigned q = 0; q < N; ++q) {
         if (q >= count) break;
         kl::compute(1);
@@ -284,10 +286,10 @@ AGPU_DEVICE void keys_merge(unsigned a, unsigned b, unsigned len, unsigned count
         // of the same value and select again.
         const bool from_b = key_order<K>::less(xb, xa);
         out[q] = key_min(xa, xb);
-        const unsigned next = kl::fma_pick(from_b, b, a, kl::fma_one()) + 1;
-        b = kl::fma_pick(from_b, next, b, kl::fma_one());
-        a = kl::fma_pick(from_b, a, next, kl::fma_one());
-        const K x = keys.load_if(next < len, padded(kl::fma_pick(from_b, b_first, a_first, kl::fma_one()) + next), top);
+        const unsigned next = kl::fma_pick(from_b, b, a, one) + 1;
+        b = kl::fma_pick(from_b, next, b, one);
+        a = kl::fma_pick(from_b, a, next, one);
+        const K x = keys.load_if(next < len, padded(kl::fma_pick(from_b, b_first, a_first, one) + next), top);
         xb = key_pick(from_b, x, xb);
         xa = key_pick(from_b, xa, x);
     }
@@ -318,6 +320,7 @@ AGPU_KERNEL void block_sort(kl::gspan<const K> in_keys, kl::gspan<const V> in_va
     const unsigned valid = unsigned(kl::min<std::uint64_t>(tile, n - base));
     // A whole tile of the network's (tile = threads·R): R passes, unrolled, so
     // that their loads are in flight together; the same accesses as the loop.
+    // (R > 0 ? R : 1: never 0, which nvcc would warn of; R = 0 is never whole.)
     const bool whole = R > 0 && valid == tile;
     if (whole) {
         for (unsigned q = 0; q < (R > 0 ? R : 1); ++q) keys.store(padded(t + q * threads), in_keys.load(base + t + q * threads));

@@ -132,8 +132,7 @@ void launch_select_pivots(Exec& ex, const plan_ns::merge_pass& ps, const merge_s
     const std::uint64_t samples = plan_ns::pivot_samples(ps);
     AGPU_CHECK(std::has_single_bit(ps.per_run) && ps.per_run <= (std::uint64_t(1) << 31),
                "select_pivots: samples a run are a power of two below 2^32 (sample_at shifts)");
-    const auto kernel = s.d == 4 ? select_pivots<K, 4> : select_pivots<K>;  // d = 4 a constant: searches side by side
-    ex.launch("select_pivots", kernel, {blocks_for(samples, threads)}, {threads}, 0, keys, pivots.keys,
+    ex.launch("select_pivots", select_pivots<K>, {blocks_for(samples, threads)}, {threads}, 0, keys, pivots.keys,
               pivots.tags, s, static_cast<unsigned>(ps.per_run), samples);
 }
 
