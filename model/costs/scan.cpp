@@ -26,8 +26,9 @@
 //     vector stores of 16b bytes (b/2 sectors, 4 blocks at w = 32), V(log2 b
 //     + 1) + ceil(log2 W) + 2 shuffles, V(2·16/s + 1) compute steps, 3 shared
 //     loads and 1 shared store; warp 0 also 2 shared stores and the status:
-//     tile 0 publishes its prefix (1 store, 2 for u64), tile t >= 1 publishes
-//     its aggregate and its prefix (2 stores, 4 for u64) and reads
+//     tile 0 publishes its prefix (1 exchange; u64 a value store and a flag
+//     exchange), tile t >= 1 publishes its aggregate and its prefix (2
+//     exchanges; u64 2 stores and 2 exchanges) and reads
 //     m = min(b, t) status words t-m..t-1 in one load (the sectors they span;
 //     u64: plus the 8-byte value of tile t-1) with 2 ballots and log2 b
 //     shuffles. The last tile, if partial, moves only its whole vectors as
@@ -342,10 +343,15 @@ tally chained_tile(const machine& m, const chained_shape& c, std::uint64_t n, st
         x.barriers(1);
         x.shared(access::load, totals_wf, totals_ideal);
         if (w == 0) {
-            // Publishing: u32 one 8-byte word; u64 the 8-byte value, then the 4-byte flag.
+            // Publishing: u32 one 8-byte word by exchange; u64 the 8-byte value (a store), then the
+            // 4-byte flag by exchange.
             auto publish = [&] {
-                x.global(access::store, t * 8, 8);
-                if (!c.packed) x.global(access::store, t * 4, 4);
+                if (c.packed) {
+                    x.global(access::atomic, t * 8, 8);
+                } else {
+                    x.global(access::store, t * 8, 8);
+                    x.global(access::atomic, t * 4, 4);
+                }
             };
             publish();
             if (t > 0) {
@@ -418,8 +424,8 @@ AGPU_REGISTER_CLOSED_FORM({"scan/hillis-steele",
                            hillis_steele});
 AGPU_REGISTER_CLOSED_FORM({"scan/work-efficient",
                            "2 launches; per tile of threads x items: 1 atomic, 3W barriers, per warp items*s/16 "
-                           "vector loads and stores (b/2 sectors each), 2 status stores and a look-back load of "
-                           "min(b, t) status words (u64: 4 stores, 2 loads); init: T flag words",
+                           "vector loads and stores (b/2 sectors each), 2 status exchanges and a look-back load of "
+                           "min(b, t) status words (u64: 2 stores, 2 exchanges, 2 loads); init: T flag words",
                            work_efficient});
 
 }  // namespace
