@@ -63,6 +63,25 @@ struct row {
     double seconds = 0;
 };
 
+// How far to trust the seconds: the fit's own errors on this algorithm's
+// measured runs, or over every run where it has none of this algorithm's.
+std::string error_line(const model::fit_errors& e, const std::string& algo, const std::string& device) {
+    auto pct = [](double v) { return fmt_num(100 * v, 3) + "%"; };
+    std::string s = "the fit's error (MAPE of measured " + device + " runs): ";
+    if (e.algorithm_in_sample && e.algorithm_runs) {
+        s += algo + " " + pct(*e.algorithm_in_sample) + " over " + std::to_string(*e.algorithm_runs) + " runs";
+        if (e.algorithm_worst_in_sample) s += " (worst " + pct(*e.algorithm_worst_in_sample) + ")";
+        if (e.algorithm_held_out) s += ", " + pct(*e.algorithm_held_out) + " with it held out of the fit";
+        return s;
+    }
+    s += algo + " has no runs in the fit, so these seconds are unchecked by it";
+    if (e.algorithm_held_out_overall)
+        s += " (an algorithm the fit has, held out of it, is off by " + pct(*e.algorithm_held_out_overall) + ")";
+    else
+        s += " (and the fit file records no errors)";
+    return s;
+}
+
 int run_predict(const invocation& inv) {
     po::options_description opts("options");
     opts.add_options()("algo", po::value<std::string>()->required(), "algorithm key (agpu algos lists them)")(
@@ -168,10 +187,19 @@ int run_predict(const invocation& inv) {
             if (sweep) jr[sweep->param] = *r.sweep_value;
             jrows.push_back(jr);
         }
+        const auto err = model::errors_for(fit, algo.spec.key);
+        auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
         json jfit = {{"source", fit.source.empty() ? std::string("model/fits/h100.json (compiled in)") : fit.source},
                      {"device", fit.device},
                      {"date", fit.date},
-                     {"constants", model::fit_to_json(fit)["constants"]}};
+                     {"constants", model::fit_to_json(fit)["constants"]},
+                     {"errors", {{"algorithm_runs", opt(err.algorithm_runs)},
+                                 {"algorithm_in_sample_mape", opt(err.algorithm_in_sample)},
+                                 {"algorithm_worst_in_sample", opt(err.algorithm_worst_in_sample)},
+                                 {"algorithm_held_out_mape", opt(err.algorithm_held_out)},
+                                 {"in_sample_mape", opt(err.in_sample)},
+                                 {"size_range_held_out_mape", opt(err.size_range_held_out)},
+                                 {"algorithm_held_out_mape_overall", opt(err.algorithm_held_out_overall)}}}};
         inv.out << json{{"schema", predict_schema},
                         {"commit", build_info::commit},
                         {"device", model::device_summary_json(base)},
@@ -189,7 +217,7 @@ int run_predict(const invocation& inv) {
     os << algo.spec.key << " on " << base.id << " " << base.agpu;
     for (const auto& [k, v] : params.all()) os << ", " << k << " = " << v;
     os << "\ntime model: " << (fit.source.empty() ? "model/fits/h100.json (compiled in)" : fit.source) << ", fitted on "
-       << fit.device << "\n\n";
+       << fit.device << "\n" << error_line(model::errors_for(fit, algo.spec.key), algo.spec.key, fit.device) << "\n\n";
     text_table t;
     t.add_column("n");
     if (sweep) t.add_column(sweep->param);

@@ -203,6 +203,32 @@ time_fit parse_fit_text(const std::string& text, const std::string& where) {
     return fit_from_json(parse_json_text(text, where), where);
 }
 
+fit_errors errors_for(const time_fit& f, std::string_view algo) {
+    static const nlohmann::json none = nlohmann::json::object();
+    // Member `key` of `j` (none where j is not an object or lacks it).
+    auto at = [](const nlohmann::json& j, std::string_view key) -> const nlohmann::json& {
+        if (!j.is_object()) return none;
+        const auto it = j.find(std::string(key));
+        return it == j.end() ? none : *it;
+    };
+    auto number = [](const nlohmann::json& j, const char* key) -> std::optional<double> {
+        if (!j.is_object() || !j.contains(key) || !j.at(key).is_number()) return std::nullopt;
+        return j.at(key).get<double>();
+    };
+    const auto& q = f.quality;
+    fit_errors e;
+    const auto& a = at(at(q, "in_sample_per_algorithm"), algo);
+    e.algorithm_in_sample = number(a, "mape");
+    e.algorithm_worst_in_sample = number(a, "worst_ape");
+    if (a.is_object() && a.contains("samples") && a.at("samples").is_number_unsigned())
+        e.algorithm_runs = a.at("samples").get<std::size_t>();
+    e.algorithm_held_out = number(at(at(at(q, "leave-one-algorithm-out"), "folds"), algo), "mape");
+    e.in_sample = number(at(q, "in_sample"), "mape");
+    e.size_range_held_out = number(at(at(q, "leave-one-size-range-out"), "overall"), "mape");
+    e.algorithm_held_out_overall = number(at(at(q, "leave-one-algorithm-out"), "overall"), "mape");
+    return e;
+}
+
 const time_fit& default_fit() {
     static const time_fit f = fit_from_json(parse_json_text(detail::embedded_default_fit(), "model/fits/h100.json"),
                                             "model/fits/h100.json");

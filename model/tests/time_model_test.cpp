@@ -288,6 +288,34 @@ TEST(TimeModel, FitFileErrorsNameFieldAndRule) {
     EXPECT_EQ(error_of([] { load_fit_file("/nonexistent/fit.json"); }), "/nonexistent/fit.json: cannot open fit file");
 }
 
+TEST(TimeModel, ErrorsForReadTheFitsQualityRecord) {
+    time_fit f;
+    f.quality = nlohmann::json::parse(R"({
+        "in_sample": {"mape": 0.11},
+        "in_sample_per_algorithm": {"scan/x": {"mape": 0.09, "worst_ape": 0.38, "samples": 21}},
+        "leave-one-algorithm-out": {"folds": {"scan/x": {"mape": 0.12}}, "overall": {"mape": 0.13}},
+        "leave-one-size-range-out": {"folds": {}, "overall": {"mape": 0.119}}})");
+    const auto e = errors_for(f, "scan/x");
+    ASSERT_TRUE(e.algorithm_in_sample && e.algorithm_held_out && e.algorithm_worst_in_sample && e.algorithm_runs);
+    EXPECT_DOUBLE_EQ(*e.algorithm_in_sample, 0.09);
+    EXPECT_DOUBLE_EQ(*e.algorithm_held_out, 0.12);
+    EXPECT_DOUBLE_EQ(*e.algorithm_worst_in_sample, 0.38);
+    EXPECT_EQ(*e.algorithm_runs, 21u);
+    EXPECT_DOUBLE_EQ(*e.in_sample, 0.11);
+    EXPECT_DOUBLE_EQ(*e.size_range_held_out, 0.119);
+    EXPECT_DOUBLE_EQ(*e.algorithm_held_out_overall, 0.13);
+    // An algorithm the fit has no runs of, and a fit without a quality record.
+    const auto other = errors_for(f, "sort/y");
+    EXPECT_FALSE(other.algorithm_in_sample || other.algorithm_held_out || other.algorithm_runs);
+    EXPECT_DOUBLE_EQ(*other.algorithm_held_out_overall, 0.13);
+    const auto bare = errors_for(time_fit{}, "scan/x");
+    EXPECT_FALSE(bare.in_sample || bare.size_range_held_out || bare.algorithm_held_out_overall);
+    // Entries of the wrong kind are absent, not errors.
+    f.quality["in_sample"] = "n/a";
+    f.quality["in_sample_per_algorithm"]["scan/x"]["mape"] = "high";
+    EXPECT_FALSE(errors_for(f, "scan/x").in_sample || errors_for(f, "scan/x").algorithm_in_sample);
+}
+
 TEST(TimeModel, DefaultFitIsTheCommittedH100Fit) {
     const auto& f = default_fit();
     EXPECT_EQ(f.device, "h100");

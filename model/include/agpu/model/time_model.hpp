@@ -286,4 +286,17 @@ time_fit parse_fit_text(const std::string& text, const std::string& where);
 // The committed H100 fit (model/fits/h100.json, compiled in).
 const time_fit& default_fit();
 
+// How far a fit's seconds were off, from its own quality record (what `agpu
+// fit` wrote): the mean absolute percentage errors, as fractions, of one
+// algorithm's runs in sample and with that algorithm held out, and of every
+// run in sample, with each decade of n held out and with each algorithm held
+// out. Empty where the record has no such entry (an algorithm the fit had no
+// runs of, a fit file written without quality).
+struct fit_errors {
+    std::optional<double> algorithm_in_sample, algorithm_held_out, algorithm_worst_in_sample;
+    std::optional<std::size_t> algorithm_runs;
+    std::optional<double> in_sample, size_range_held_out, algorithm_held_out_overall;
+};
+fit_errors errors_for(const time_fit& f, std::string_view algo);
+
 }  // namespace agpu::model
