@@ -211,21 +211,21 @@ fit_errors errors_for(const time_fit& f, std::string_view algo) {
         const auto it = j.find(std::string(key));
         return it == j.end() ? none : *it;
     };
-    auto number = [](const nlohmann::json& j, const char* key) -> std::optional<double> {
-        if (!j.is_object() || !j.contains(key) || !j.at(key).is_number()) return std::nullopt;
-        return j.at(key).get<double>();
+    auto number = [&](const nlohmann::json& j, std::string_view key) -> std::optional<double> {
+        const auto& v = at(j, key);
+        return v.is_number() ? std::optional(v.get<double>()) : std::nullopt;
     };
     const auto& q = f.quality;
+    const auto& algos_out = at(q, quality_key::algorithm_held_out);
+    const auto& a = at(at(q, quality_key::in_sample_per_algorithm), algo);
     fit_errors e;
-    const auto& a = at(at(q, "in_sample_per_algorithm"), algo);
     e.algorithm_in_sample = number(a, "mape");
     e.algorithm_worst_in_sample = number(a, "worst_ape");
-    if (a.is_object() && a.contains("samples") && a.at("samples").is_number_unsigned())
-        e.algorithm_runs = a.at("samples").get<std::size_t>();
-    e.algorithm_held_out = number(at(at(at(q, "leave-one-algorithm-out"), "folds"), algo), "mape");
-    e.in_sample = number(at(q, "in_sample"), "mape");
-    e.size_range_held_out = number(at(at(q, "leave-one-size-range-out"), "overall"), "mape");
-    e.algorithm_held_out_overall = number(at(at(q, "leave-one-algorithm-out"), "overall"), "mape");
+    if (at(a, "samples").is_number_unsigned()) e.algorithm_runs = at(a, "samples").get<std::size_t>();
+    e.algorithm_held_out = number(at(at(algos_out, "folds"), algo), "mape");
+    e.in_sample = number(at(q, quality_key::in_sample), "mape");
+    e.size_range_held_out = number(at(at(q, quality_key::size_range_held_out), "overall"), "mape");
+    e.algorithm_held_out_overall = number(at(algos_out, "overall"), "mape");
     return e;
 }
 

@@ -432,8 +432,9 @@ fit_report fit_datasets(const sample_set& data, const std::vector<std::string>& 
     r.fit.commit = build_info::commit;
     r.fit.datasets = dataset_names;
     r.in_sample = evaluate(data.samples, r.fit.constants);
-    r.held_out.push_back(cross_validate(data.samples, "leave-one-algorithm-out", [](const fit_sample& s) { return s.algo; }));
-    r.held_out.push_back(cross_validate(data.samples, "leave-one-size-range-out", [](const fit_sample& s) {
+    r.held_out.push_back(cross_validate(data.samples, std::string(model::quality_key::algorithm_held_out),
+                                        [](const fit_sample& s) { return s.algo; }));
+    r.held_out.push_back(cross_validate(data.samples, std::string(model::quality_key::size_range_held_out), [](const fit_sample& s) {
         return "n in [1e" + std::to_string(s.size_range) + ", 1e" + std::to_string(s.size_range + 1) + ")";
     }));
     r.fit.quality = quality_json(r);
@@ -446,8 +447,8 @@ json quality_json(const fit_report& r) {
     for (const auto& [a, s] : r.in_sample.per_algo) per_algo[a] = stats_json(s);
     json q = {{"weighting", "absolute relative error (rows divided by the measured time, reweighted: IRLS)"},
               {"samples", r.data.samples.size()},
-              {"in_sample", stats_json(r.in_sample.overall)},
-              {"in_sample_per_algorithm", per_algo}};
+              {model::quality_key::in_sample, stats_json(r.in_sample.overall)},
+              {model::quality_key::in_sample_per_algorithm, per_algo}};
     for (const auto& cv : r.held_out) {
         json folds = json::object();
         for (const auto& [f, s] : cv.per_fold) folds[f] = stats_json(s);

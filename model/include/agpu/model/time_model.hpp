@@ -286,6 +286,16 @@ time_fit parse_fit_text(const std::string& text, const std::string& where);
 // The committed H100 fit (model/fits/h100.json, compiled in).
 const time_fit& default_fit();
 
+// The keys of a fit's quality record (`agpu fit` writes it, errors_for reads
+// it): each holds error statistics with "mape", "worst_ape" and "samples";
+// the two cross-validations hold {"overall": ..., "folds": {name: ...}}.
+namespace quality_key {
+inline constexpr std::string_view in_sample = "in_sample";
+inline constexpr std::string_view in_sample_per_algorithm = "in_sample_per_algorithm";
+inline constexpr std::string_view algorithm_held_out = "leave-one-algorithm-out";
+inline constexpr std::string_view size_range_held_out = "leave-one-size-range-out";
+}  // namespace quality_key
+
 // How far a fit's seconds were off, from its own quality record (what `agpu
 // fit` wrote): the mean absolute percentage errors, as fractions, of one
 // algorithm's runs in sample and with that algorithm held out, and of every
