@@ -4,6 +4,11 @@
 #   experiments.py busiest-line FIT CHECK        atomics priced at the busiest L2 line (emulated), added
 #   experiments.py busiest-line-memory FIT CHECK the same in the memory bound
 #   experiments.py multi-decade FIT              by decade, only algorithms measured in more than one decade
+# Session 20:
+#   experiments.py partial-stores FIT CHECK      stride-8 stores' partial sectors read back from DRAM (one sector each)
+#   experiments.py micro-2e24 FIT CHECK M24 M24H200 [add|issue]   the micro suite at 2^24 and 10^7 + 19 fitted and
+#       checked too, with partial-stores; with add or issue, a cost per wave of resident threads (additive or in
+#       the issue bound). M24, M24H200: `agpu fit --check` of bench/micro-2e24-session11/{micro,h200-micro}.
 # FIT: `agpu fit --data ... --runs --format json`, CHECK: `agpu fit --check ... --runs --format json`.
 import math, re, sys
 import replica as rep
@@ -43,6 +48,20 @@ def busiest_line(build):
         return n / CLK[s['device']]
     return f
 
+def partial_stores(s):
+    # micro/global-stride's strided stores write 4 bytes of each sector they touch; the H100 read every such
+    # sector back from DRAM before writing it (dram_read_bytes = 1.0x the sectors' bytes at 2^24 and
+    # 10^7 + 19, 0.67-0.70x at 10^6, where part of them was still in the L2 when the kernel ended). The only
+    # fitted runs with partial sectors; a real count would come from the simulator, per store request.
+    if s['algo'] == 'micro/global-stride' and 'op=store' in s['params'] and 'stride=1' not in s['params']:
+        return s['totals']['global_store_sectors'] * 32 / BW[s['device']]
+    return 0.0
+
+def waves(s):
+    # Waves of resident threads (2048 a SM on both GPUs): at 2^24 every micro kernel of one item a thread
+    # took 43 us whatever it did (a store, shared atomics, barriers), 0.6 us a wave of 270336 threads.
+    return s['totals']['threads'] / (132 * 2048) / CLK[s['device']]
+
 def multi_decade(S):
     M = Model({})
     F = [feat(s, {}) for s in S]; y = [s['measured_s'] for s in S]
@@ -74,5 +93,13 @@ if __name__ == '__main__':
         for s in S + C: s['features_s']['atomic'] = busiest_line(build)(s)
         if what.endswith('memory'): rep.BOUND['atomic'] = 'm'
         run({}, S, C, True)
+    elif what == 'partial-stores':
+        for s in S + C: s['features_s']['dram'] += partial_stores(s)
+        run({}, S, C, True)
+    elif what == 'micro-2e24':
+        S += load(sys.argv[4], 'check'); C += load(sys.argv[5], 'check')
+        for s in S + C: s['features_s']['dram'] += partial_stores(s)
+        how = sys.argv[6] if len(sys.argv) > 6 else None
+        run({'waves': (waves, {'add': None, 'issue': 'i'}[how])} if how else {}, S, C, True)
     else:
         sys.exit('unknown experiment ' + what)
