@@ -9,6 +9,8 @@
 #   experiments.py micro-2e24 FIT CHECK M24 M24H200 [add|issue]   the micro suite at 2^24 and 10^7 + 19 fitted and
 #       checked too, with partial-stores; with add or issue, a cost per wave of resident threads (additive or in
 #       the issue bound). M24, M24H200: `agpu fit --check` of bench/micro-2e24-session11/{micro,h200-micro}.
+#   experiments.py micro-4-decades FIT CHECK M24 M24H200 MS20 [add|issue]   the same with the H100 micro suite at
+#       10^5 and 4·10^6 fitted as well (MS20: `agpu fit --check` of bench/micro-s20/micro).
 # FIT: `agpu fit --data ... --runs --format json`, CHECK: `agpu fit --check ... --runs --format json`.
 import math, re, sys
 import replica as rep
@@ -96,10 +98,12 @@ if __name__ == '__main__':
     elif what == 'partial-stores':
         for s in S + C: s['features_s']['dram'] += partial_stores(s)
         run({}, S, C, True)
-    elif what == 'micro-2e24':
+    elif what in ('micro-2e24', 'micro-4-decades'):
         S += load(sys.argv[4], 'check'); C += load(sys.argv[5], 'check')
+        rest = sys.argv[6:]
+        if what == 'micro-4-decades': S += load(rest.pop(0), 'check')
         for s in S + C: s['features_s']['dram'] += partial_stores(s)
-        how = sys.argv[6] if len(sys.argv) > 6 else None
+        how = rest[0] if rest else None
         run({'waves': (waves, {'add': None, 'issue': 'i'}[how])} if how else {}, S, C, True)
     else:
         sys.exit('unknown experiment ' + what)
