@@ -159,7 +159,9 @@ suite_outcome measure_suite(measure_backend& backend, const suite& s, const std:
         prov = {{"schema", provenance_schema}, {"suite", s.name}, {"device_id", preset.id}};
         prov.update(backend.machine());
         prov["timing"] = {{"warmup", opt.warmup}, {"reps", opt.reps}, {"statistic", "median, min, max"},
-                          {"l2", "flushed (2x L2 written) before each timed run's first launch"}};
+                          {"l2", "flushed (2x L2 written) before each timed run's first launch"},
+                          {"launches", "queued behind a held stream until the run's launches are submitted (at most 20 ms), "
+                                       "so that none is timed waiting for the host"}};
         prov["sessions"] = nlohmann::json::array();
     }
     nlohmann::json session = {{"commit", build_info::commit},         {"started", utc_now()},

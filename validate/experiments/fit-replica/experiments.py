@@ -11,6 +11,13 @@
 #       the issue bound). M24, M24H200: `agpu fit --check` of bench/micro-2e24-session11/{micro,h200-micro}.
 #   experiments.py micro-4-decades FIT CHECK M24 M24H200 MS20 [add|issue]   the same with the H100 micro suite at
 #       10^5 and 4·10^6 fitted as well (MS20: `agpu fit --check` of bench/micro-s20/micro).
+# Session 21:
+#   experiments.py shared-stride-loop FIT CHECK   micro/shared-stride's loop declared (6 compute instructions an iteration)
+#   experiments.py wave FIT CHECK                 the wave cost in the issue bound, the committed runs only
+#   experiments.py first-launch FIT CHECK         a run's first launch priced apart from the later ones
+#   experiments.py first-launch-wave FIT CHECK    both (first-launch-wave.patch is the same in C++)
+#   experiments.py first-launch-wave-4-decades FIT CHECK M24 M24H200 MS20 [partial]   both, with the micro suite at
+#       10^5 .. 2^24 fitted and its H200 runs at 2^24 checked; with partial, partial-stores too
 # FIT: `agpu fit --data ... --runs --format json`, CHECK: `agpu fit --check ... --runs --format json`.
 import math, re, sys
 import replica as rep
@@ -64,6 +71,24 @@ def waves(s):
     # took 43 us whatever it did (a store, shared atomics, barriers), 0.6 us a wave of 270336 threads.
     return s['totals']['threads'] / (132 * 2048) / CLK[s['device']]
 
+def shared_stride_loop(s):
+    # micro/shared-stride's loop body is 7 SASS instructions an iteration on the H100 (inst_executed: (9285632 -
+    # 2207744) / 32768 warps / 31 more iterations at 2^20), the shared load and 6 the kernel does not declare. Added
+    # as steps, spread over the 132 MPs like the warps.
+    if s['algo'] != 'micro/shared-stride': return 0.0
+    repeat = int(re.search(r'repeat=(\d+)', s['params']).group(1))
+    return 6 * repeat * ((s['n'] + 31) // 32) / 132 / CLK[s['device']]
+
+def first_launch(s):
+    # The first launch of a run priced apart: the launch term keeps launches - 1 (3 us each at constant 1,
+    # launch_overhead_us on both presets), this one min(launches, 1).
+    return 3e-6 if s['totals']['launches'] else 0.0
+
+def later_launches(S):
+    for s in S:
+        L = s['totals']['launches']
+        s['features_s']['launch'] = s['features_s']['launch'] * (L - 1) / L if L else 0.0
+
 def multi_decade(S):
     M = Model({})
     F = [feat(s, {}) for s in S]; y = [s['measured_s'] for s in S]
@@ -105,5 +130,21 @@ if __name__ == '__main__':
         for s in S + C: s['features_s']['dram'] += partial_stores(s)
         how = rest[0] if rest else None
         run({'waves': (waves, {'add': None, 'issue': 'i'}[how])} if how else {}, S, C, True)
+    elif what == 'shared-stride-loop':
+        for s in S + C: s['features_s']['step'] += shared_stride_loop(s)
+        run({}, S, C, True)
+    elif what == 'wave':
+        run({'waves': (waves, 'i')}, S, C, True)
+    elif what in ('first-launch', 'first-launch-wave'):
+        later_launches(S + C)
+        extra = {'first_launch': (first_launch, None)}
+        if what.endswith('wave'): extra['waves'] = (waves, 'i')
+        run(extra, S, C, True)
+    elif what == 'first-launch-wave-4-decades':
+        S += load(sys.argv[4], 'check') + load(sys.argv[6], 'check'); C += load(sys.argv[5], 'check')
+        if sys.argv[7:] == ['partial']:
+            for s in S + C: s['features_s']['dram'] += partial_stores(s)
+        later_launches(S + C)
+        run({'first_launch': (first_launch, None), 'waves': (waves, 'i')}, S, C, True)
     else:
         sys.exit('unknown experiment ' + what)

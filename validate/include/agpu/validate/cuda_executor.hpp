@@ -4,11 +4,14 @@
 // cudaLaunchKernel (what <<<...>>> expands to), so the measurement code builds
 // with the host compiler and only the kernels' own files need nvcc.
 //
-// Timing: with timing on, every launch is bracketed by CUDA events; and the
-// L2 cache is flushed (a write of twice its size) before a run's first launch,
+// Timing: with timing on, every launch is bracketed by CUDA events; the L2
+// cache is flushed (a write of twice its size) before a run's first launch,
 // so that inputs small enough to stay in L2 after their upload are not timed
 // from the cache (nvbench's approach; it stands in for rotating inputs among
-// buffers).
+// buffers); and the stream is held behind the flush until the run's launches
+// are all submitted, so that no launch is timed waiting for the host's
+// submission (validate/src/stream_hold.hpp; since session 21). The events are
+// made once and reused.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -78,6 +81,7 @@ public:
     template <class F>
     void timed(std::string_view name, F&& work) {
         begin_launch(name);
+        release_hold();  // the work may wait for the GPU (a Thrust result, a temporary's allocation)
         work();
         AGPU_CUDA_CHECK(cudaGetLastError());
         end_launch();
@@ -99,6 +103,10 @@ private:
     void copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind);
     void launch_raw(std::string_view name, const void* kernel, ::dim3 grid, ::dim3 block, std::size_t smem, void** args);
     void flush_l2();
+    // Holds the stream until release_hold() (validate/src/stream_hold.hpp);
+    // everything that may wait for the GPU releases it first.
+    void hold();
+    void release_hold();
     void begin_launch(std::string_view name);
     void end_launch();
 
@@ -108,6 +116,7 @@ private:
     bool m_timing = false;
     bool m_poison = true;
     bool m_flush_pending = false;
+    bool m_held = false;
     void* m_l2_scratch = nullptr;
     std::size_t m_l2_scratch_bytes = 0;
     struct event_pair {
