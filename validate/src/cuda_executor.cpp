@@ -34,12 +34,17 @@ void give_event(cudaEvent_t e) {
     if (e) event_pool().push_back(e);
 }
 
-// The hold's flag, in host memory the GPU reads (made once).
-volatile unsigned* hold_flag() {
-    static volatile unsigned* flag = [] {
-        void* p = nullptr;
+// The hold's flag, in host memory the GPU reads, and its device address (made once).
+struct mapped_flag {
+    volatile unsigned* host = nullptr;
+    const volatile unsigned* device = nullptr;
+};
+const mapped_flag& hold_flag() {
+    static const mapped_flag flag = [] {
+        void *p = nullptr, *d = nullptr;
         AGPU_CUDA_CHECK(cudaHostAlloc(&p, sizeof(unsigned), cudaHostAllocMapped));
-        return static_cast<volatile unsigned*>(p);
+        AGPU_CUDA_CHECK(cudaHostGetDevicePointer(&d, p, 0));
+        return mapped_flag{static_cast<volatile unsigned*>(p), static_cast<const volatile unsigned*>(d)};
     }();
     return flag;
 }
@@ -53,10 +58,7 @@ constexpr unsigned long long hold_timeout_ns = 20'000'000;
 cuda_executor::cuda_executor(model::device dev) : m_dev(std::move(dev)) {}
 
 cuda_executor::~cuda_executor() {
-    for (auto& e : m_events) {
-        give_event(e.start);
-        give_event(e.stop);
-    }
+    recycle_events();
     release_hold();
     for (void* p : m_allocations) cudaFree(p);
     if (m_l2_scratch) cudaFree(m_l2_scratch);
@@ -78,18 +80,15 @@ void cuda_executor::copy(void* dst, const void* src, std::size_t bytes, cudaMemc
 }
 
 void cuda_executor::hold() {
-    volatile unsigned* flag = hold_flag();
-    *flag = 0;
-    void* device_flag = nullptr;
-    AGPU_CUDA_CHECK(cudaHostGetDevicePointer(&device_flag, const_cast<unsigned*>(flag), 0));
-    AGPU_CUDA_CHECK(detail::launch_stream_hold(static_cast<const volatile unsigned*>(device_flag), hold_timeout_ns));
+    *hold_flag().host = 0;
+    AGPU_CUDA_CHECK(detail::launch_stream_hold(hold_flag().device, hold_timeout_ns));
     m_held = true;
 }
 
 void cuda_executor::release_hold() {
     if (!m_held) return;
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    *hold_flag() = 1;
+    *hold_flag().host = 1;
     std::atomic_thread_fence(std::memory_order_seq_cst);
     m_held = false;
 }
@@ -143,6 +142,14 @@ void cuda_executor::end_launch() {
     m_launches.push_back(std::move(m_open.kernel));
 }
 
+void cuda_executor::recycle_events() {
+    for (auto& e : m_events) {
+        give_event(e.start);
+        give_event(e.stop);
+    }
+    m_events.clear();
+}
+
 void cuda_executor::start_timing() {
     m_timing = true;
     m_flush_pending = true;
@@ -156,11 +163,7 @@ std::vector<launch_timing> cuda_executor::stop_timing() {
         AGPU_CUDA_CHECK(cudaEventElapsedTime(&ms, e.start, e.stop));
         out.push_back({e.kernel, ms});
     }
-    for (auto& e : m_events) {
-        give_event(e.start);
-        give_event(e.stop);
-    }
-    m_events.clear();
+    recycle_events();
     m_timing = false;
     return out;
 }

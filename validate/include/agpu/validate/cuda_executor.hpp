@@ -109,6 +109,8 @@ private:
     void release_hold();
     void begin_launch(std::string_view name);
     void end_launch();
+    // Returns the timed launches' events to the pool (they are made once).
+    void recycle_events();
 
     model::device m_dev;
     std::vector<void*> m_allocations;
