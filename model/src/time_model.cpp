@@ -159,7 +159,7 @@ time_fit fit_from_json(const json& j, const std::string& where) {
                                                        fit_schema + "); use a newer agpu or refit");
     if (version < fit_schema_version)
         throw input_error(where + ": field schema", "\"" + schema + "\" is an older time model than this agpu's (" +
-                                                       fit_schema + ": the L2 priced by the blocks it serves, steps without bank-conflict replays, "
+                                                       fit_schema + ": atomics at the L2's rate, the L2 priced by the blocks it serves, "
                                                        "shared at the pipeline's rate); refit with agpu fit");
     time_fit f;
     f.source = where;

@@ -185,7 +185,7 @@ TEST(TimeModel, FitJsonRoundTrip) {
     EXPECT_EQ(g.commit, f.commit);
     EXPECT_EQ(g.datasets, f.datasets);
     EXPECT_EQ(g.quality, f.quality);
-    EXPECT_EQ(fit_to_json(f)["schema"], "agpu.fit/6");
+    EXPECT_EQ(fit_to_json(f)["schema"], "agpu.fit/7");
 }
 
 // A conflict-free shared access is a step like any other; the wavefronts a
@@ -211,9 +211,9 @@ TEST(TimeModel, SharedTermPricesBankConflictsOnly) {
 
 // The shared pipeline's rate is the hardware's, one wavefront a clock per SM:
 // the only fixed constant.
-TEST(TimeModel, OnlyTheSharedConstantIsFixed) {
+TEST(TimeModel, OnlyTheSharedAndAtomicConstantsAreFixed) {
     for (const auto& t : time_term_table) {
-        if (t.id == time_term::shared) {
+        if (t.id == time_term::shared || t.id == time_term::atomic) {
             ASSERT_TRUE(t.fixed.has_value());
             EXPECT_EQ(*t.fixed, 1.0);
         } else {
@@ -230,12 +230,12 @@ TEST(TimeModel, OlderFitsAreRefused) {
     f.device = "h100";
     f.date = "2026";
     auto j = fit_to_json(f);
-    for (const char* old : {"agpu.fit/2", "agpu.fit/3", "agpu.fit/4", "agpu.fit/5"}) {
+    for (const char* old : {"agpu.fit/2", "agpu.fit/3", "agpu.fit/4", "agpu.fit/5", "agpu.fit/6"}) {
         j["schema"] = old;
         EXPECT_EQ(error_of([&] { fit_from_json(j, "f.json"); }),
                   std::string("f.json: field schema: \"") + old +
-                      "\" is an older time model than this agpu's (agpu.fit/6: the L2 priced by the blocks it serves, "
-                      "steps without bank-conflict replays, shared at the pipeline's rate); refit with agpu fit");
+                      "\" is an older time model than this agpu's (agpu.fit/7: atomics at the L2's rate, the L2 priced by the "
+                      "blocks it serves, shared at the pipeline's rate); refit with agpu fit");
     }
 }
 
@@ -274,12 +274,12 @@ TEST(TimeModel, FitFileErrorsNameFieldAndRule) {
         change(j);
         return error_of([&] { fit_from_json(j, "f.json"); });
     };
-    EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/7"; }),
-              "f.json: field schema: \"agpu.fit/7\" is newer than this agpu reads (agpu.fit/6); use a newer agpu or refit");
+    EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/8"; }),
+              "f.json: field schema: \"agpu.fit/8\" is newer than this agpu reads (agpu.fit/7); use a newer agpu or refit");
     EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/1"; }),
-              "f.json: field schema: \"agpu.fit/1\" is an older time model than this agpu's (agpu.fit/6: the L2 priced by "
-              "the blocks it serves, steps without bank-conflict replays, shared at the pipeline's rate); refit with agpu fit");
-    EXPECT_EQ(with([](auto& j) { j["schema"] = "other/1"; }), "f.json: field schema: must be agpu.fit/6, got \"other/1\"");
+              "f.json: field schema: \"agpu.fit/1\" is an older time model than this agpu's (agpu.fit/7: atomics at the L2's "
+              "rate, the L2 priced by the blocks it serves, shared at the pipeline's rate); refit with agpu fit");
+    EXPECT_EQ(with([](auto& j) { j["schema"] = "other/1"; }), "f.json: field schema: must be agpu.fit/7, got \"other/1\"");
     EXPECT_EQ(with([](auto& j) { j.erase("schema"); }), "f.json: field schema: is required");
     EXPECT_EQ(with([](auto& j) { j["constants"]["dram"] = -1; }),
               "f.json: field constants.dram: must be finite and non-negative, got -1");

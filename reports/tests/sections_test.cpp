@@ -111,7 +111,7 @@ TEST(Sections, FamilySectionTablesAndCharts) {
 
 TEST(Sections, FitSectionShowsUsedAndRefittedConstants) {
     validate::fit_report refit;
-    const model::time_vector truth = {2, 0.8, 0.5, 0, 1, 0, 0, 0, 0.9};  // shared (index 4): the fixed 1
+    const model::time_vector truth = {2, 0.8, 0.5, 0, 1, 0, 0, 0, 1};  // shared and atomic (indices 4, 8): the fixed 1
     for (int i = 0; i < 24; ++i) {
         validate::fit_sample s;
         s.algo = i % 2 ? "a/x" : "b/y";

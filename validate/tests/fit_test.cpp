@@ -35,9 +35,9 @@ std::vector<fit_sample> synthetic(const model::time_vector& truth) {
 // in synthetic(), every column is positive and the columns correlate.
 constexpr double ridge_bias = 1e-4;
 
-// The shared constant (index 4) is the hardware's, 1, in every truth: the fit sets it.
+// The shared and atomic constants (indices 4 and 8) are the hardware's, 1, in every truth: the fit sets them.
 TEST(Fit, RecoversKnownConstants) {
-    const model::time_vector truth = {2, 0.8, 0.4, 0.5, 1, 0, 0, 0, 1.3};
+    const model::time_vector truth = {2, 0.8, 0.4, 0.5, 1, 0, 0, 0, 1};
     const auto c = fit_constants(synthetic(truth));
     for (std::size_t t = 0; t < model::time_term_count; ++t) EXPECT_NEAR(c[t], truth[t], ridge_bias) << t;
 }
@@ -47,7 +47,7 @@ TEST(Fit, RecoversKnownConstants) {
 // shares their weight, in proportion to their scales, instead of putting it
 // all on one (NNLS alone stops at a vertex).
 TEST(Fit, TermsTheRunsCannotTellApartShareTheWeight) {
-    const model::time_vector truth = {2, 0.8, 0.4, 0.5, 1, 0, 600, 0, 1.3};
+    const model::time_vector truth = {2, 0.8, 0.4, 0.5, 1, 0, 600, 0, 1};
     auto samples = synthetic(truth);
     const auto dram_latency = std::size_t(model::time_term::dram_latency), l2_latency = std::size_t(model::time_term::l2_latency);
     for (auto& s : samples) {
@@ -65,7 +65,7 @@ TEST(Fit, TermsTheRunsCannotTellApartShareTheWeight) {
 // and shared terms as well as the others.
 TEST(Fit, RecoversTheL2AndSharedConstantsFromCounts) {
     const auto& h100 = model::resolve_device("h100");
-    const model::time_vector truth = {1.9, 1.15, 1.4, 0.55, 1, 30, 670, 265, 1.2};
+    const model::time_vector truth = {1.9, 1.15, 1.4, 0.55, 1, 30, 670, 265, 1};
     std::mt19937 gen(5);
     auto draw = [&](double lo, double hi) { return std::uint64_t(lo + (hi - lo) * std::uniform_real_distribution<double>(0, 1)(gen)); };
     std::vector<fit_sample> samples;
@@ -105,23 +105,25 @@ TEST(Fit, RecoversTheL2AndSharedConstantsFromCounts) {
 // session's slower launches) leave the constants of the others where they
 // are, where least squares would move every constant towards them.
 TEST(Fit, AFewOutlyingRunsDoNotMoveTheConstants) {
-    const model::time_vector truth = {2, 0.8, 0.4, 0.5, 1, 0, 0, 0, 1.3};
+    const model::time_vector truth = {2, 0.8, 0.4, 0.5, 1, 0, 0, 0, 1};
     auto samples = synthetic(truth);
     for (std::size_t i : {5u, 23u, 41u}) samples[i].measured_s *= 1.5;
     const auto c = fit_constants(samples);
     for (std::size_t t = 0; t < model::time_term_count; ++t) EXPECT_NEAR(c[t], truth[t], 1e-3 * std::max(truth[t], 1.0)) << t;
 }
 
-// The shared pipeline's constant is set, not fitted: data timed with another
-// one leave it at 1 (and the fitted constants absorb what they can).
-TEST(Fit, TheSharedConstantIsTheHardwares) {
+// The shared pipeline's and the L2 atomics' constants are set, not fitted:
+// data timed with others leave them at 1 (and the fitted constants absorb
+// what they can).
+TEST(Fit, TheSharedAndAtomicConstantsAreTheHardwares) {
     const model::time_vector truth = {2, 0.8, 0.4, 0.5, 0.3, 0, 0, 0, 1.3};
     const auto c = fit_constants(synthetic(truth));
     EXPECT_EQ(c[std::size_t(model::time_term::shared)], 1.0);
+    EXPECT_EQ(c[std::size_t(model::time_term::atomic)], 1.0);
 }
 
 TEST(Fit, CrossValidationHoldsEachSampleOutOnce) {
-    const model::time_vector truth = {2, 0.8, 0.4, 0.5, 1, 0, 0, 0, 1.3};
+    const model::time_vector truth = {2, 0.8, 0.4, 0.5, 1, 0, 0, 0, 1};
     auto samples = synthetic(truth);
     const auto cv = cross_validate(samples, "leave-one-algorithm-out", [](const fit_sample& s) { return s.algo; });
     ASSERT_EQ(cv.per_fold.size(), 3u);

@@ -18,6 +18,15 @@
 #   experiments.py first-launch-wave FIT CHECK    both (first-launch-wave.patch is the same in C++)
 #   experiments.py first-launch-wave-4-decades FIT CHECK M24 M24H200 MS20 [partial]   both, with the micro suite at
 #       10^5 .. 2^24 fitted and its H200 runs at 2^24 checked; with partial, partial-stores too
+# Session 22 (agpu.fit/7: the atomic constant fixed at 1; FIT and CHECK made from the committed fit's datasets,
+# README.md):
+#   experiments.py partial FIT CHECK              partial-stores on top of the committed model
+#   experiments.py partial-depth FIT CHECK R add|issue   and a latency bound per warp: time_steps over the warps the
+#       average launch keeps resident on an MP (at most R), added or in the issue bound
+#   experiments.py queued FIT CHECK K             a run's first K launches priced apart (atomic constant fitted)
+#   experiments.py first-launch-fitted-atomic FIT CHECK   session 21's first-launch with the atomic constant fitted
+#   experiments.py atomic-third-bound FIT CHECK   atomics at the hardware's rate only where they exceed both bounds
+# Sessions 19-21's experiments fit the atomic constant, as agpu.fit/6 did.
 # FIT: `agpu fit --data ... --runs --format json`, CHECK: `agpu fit --check ... --runs --format json`.
 import math, re, sys
 import replica as rep
@@ -107,8 +116,28 @@ def multi_decade(S):
         print('decade 1e%d: %d runs, %.1f%%' % (d, len(te), sum(e) / len(e)))
     print('algorithms measured in more than one decade: %d runs, MAPE %.2f%%' % (cnt, tot / cnt))
 
+def resident_depth(R):
+    # A warp's share of the busiest MP's steps: time_steps over the warps the average launch keeps on an MP (its
+    # blocks per MP times warps per block, at most R resident); launches of less than a warp have the latency terms.
+    def f(s):
+        t = s['totals']; L = max(t['launches'], 1)
+        if t['threads'] == 0 or t['threads'] / L < 32: return 0.0
+        blocks = t['thread_blocks'] / L; thr = t['threads'] / L; wpb = max(1.0, thr / blocks / 32)
+        W = min(thr / 32, math.ceil(blocks / 132) * wpb, R)
+        return t['time_steps'] / max(W, 1.0) / CLK[s['device']]
+    return f
+
+def queued(K):
+    # The launch term keeps the launches after the K-th; this one prices the first K (3 us each at constant 1).
+    def f(s): return 3e-6 * min(s['totals']['launches'], K)
+    return f
+
+SESSION22 = ('partial', 'partial-depth', 'queued', 'first-launch-fitted-atomic', 'atomic-third-bound')
+
 if __name__ == '__main__':
     what = sys.argv[1]
+    if what not in SESSION22 or what in ('queued', 'first-launch-fitted-atomic'):
+        rep.FIXED.pop('atomic', None)
     S = load(sys.argv[2])
     if what == 'multi-decade':
         multi_decade(S); sys.exit(0)
@@ -146,5 +175,24 @@ if __name__ == '__main__':
             for s in S + C: s['features_s']['dram'] += partial_stores(s)
         later_launches(S + C)
         run({'first_launch': (first_launch, None), 'waves': (waves, 'i')}, S, C, True)
+    elif what == 'partial':
+        for s in S + C: s['features_s']['dram'] += partial_stores(s)
+        run({}, S, C, True)
+    elif what == 'partial-depth':
+        for s in S + C: s['features_s']['dram'] += partial_stores(s)
+        run({'depth': (resident_depth(float(sys.argv[4])), {'add': None, 'issue': 'i'}[sys.argv[5]])}, S, C, True)
+    elif what == 'queued':
+        K = int(sys.argv[4])
+        for s in S + C: s['features_s']['launch'] = 3e-6 * max(0, s['totals']['launches'] - K)
+        run({'queued': (queued(K), None)}, S, C, True)
+    elif what == 'first-launch-fitted-atomic':
+        later_launches(S + C)
+        run({'first_launch': (first_launch, None)}, S, C, True)
+    elif what == 'atomic-third-bound':
+        # Emulated: the fixed atomic time counts only where it exceeds half the run (micro/atomics' global runs,
+        # where it is the max); elsewhere it hides under the other bounds.
+        for s in S + C:
+            if s['features_s'].get('atomic', 0) * rep.FIXED['atomic'] < 0.5 * s['measured_s']: s['features_s']['atomic'] = 0.0
+        run({}, S, C, True)
     else:
         sys.exit('unknown experiment ' + what)

@@ -9,7 +9,7 @@ import numpy as np
 from scipy.optimize import nnls
 TERMS=['launch','dram','l2','step','shared','latency','dram_latency','l2_latency','atomic']
 BOUND={'dram':'m','l2':'m','step':'i','shared':'i'}
-FIXED={'shared':1.0}
+FIXED={'shared':1.0,'atomic':1.0}   # agpu.fit/7; sessions 19-21's tries fitted the atomic constant (agpu.fit/6): experiments.py pops it for them
 def load(path, key='samples'):
     d=json.load(open(path)); S=d[key] if key=='samples' else d['check']['samples']
     return S
@@ -111,7 +111,7 @@ def run(extra, S, C, verbose=False):
         print('  by decade', {k:round(v,1) for k,v in per.items()}); print('  by alg', {k:round(v,1) for k,v in pa.items()})
     return M,c
 if __name__=='__main__':
-    # replica.py FIT.json CHECK.json: the committed model, to compare with the C++.
+    # replica.py FIT.json CHECK.json: the committed model (agpu.fit/7), to compare with the C++.
     S=load(sys.argv[1]); C=load(sys.argv[2],'check')
     run({},S,C,True)
 def fold_detail(extra, S, dec_out, top=20):
