@@ -8,6 +8,7 @@
 #include "../command.hpp"
 #include "agpu/errors.hpp"
 #include "agpu/reports/report.hpp"
+#include "agpu/validate/suite.hpp"
 
 namespace agpu::cli {
 namespace {
@@ -50,11 +51,12 @@ int run_report(const invocation& inv) {
     if (vm.count("data")) {
         opt.data = dirs(vm, "data");
     } else {
-        // The fit's own datasets where they are all here, and the device's suite datasets (validate/data/
-        // <device>/<suite>), whose hardware counters the report compares with the simulator's (the fit's
-        // datasets may be timing-only) and the sort's, which the fit leaves out (its counts need the simulator
-        // run by run, and the model prices the sort's merge passes from counts that do not see their
-        // instructions); the refit is on the fit's datasets alone. Else every dataset of its device.
+        // The fit's own datasets where they are all here, and the device's sort counters dataset, which the
+        // fit leaves out (its counts need the simulator run by run, and the model prices the sort's merge
+        // passes from counts that do not see their instructions) but the report shows, with the refit on the
+        // fit's datasets alone; else every dataset of its device. The device's other suite datasets
+        // (validate/data/<device>/<suite>) are read for their hardware counters only: the fit's datasets
+        // may be timing-only, and the suites' seconds may come from another harness.
         for (const auto& name : opt.fit.datasets) {
             const fs::path p = fs::path(name).is_absolute() ? fs::path(name) : opt.repository_root / name;
             if (!fs::is_regular_file(p / "measurements.csv")) {
@@ -63,17 +65,16 @@ int run_report(const invocation& inv) {
             }
             opt.data.push_back(p);
         }
-        if (!opt.data.empty()) {
-            std::vector<fs::path> suites;
-            std::error_code ec;
-            for (const auto& e : fs::directory_iterator(data_root / opt.fit.device, ec))
-                if (e.is_directory() && fs::is_regular_file(e.path() / "measurements.csv")) suites.push_back(e.path());
-            std::sort(suites.begin(), suites.end());
-            for (const auto& p : suites)
-                if (std::none_of(opt.data.begin(), opt.data.end(),
+        const fs::path sort_counters = data_root / opt.fit.device / "sort";
+        if (!opt.data.empty() && fs::is_regular_file(sort_counters / "measurements.csv")) opt.data.push_back(sort_counters);
+        if (!opt.data.empty())
+            for (const auto* suite : validate::suites()) {
+                const fs::path p = data_root / opt.fit.device / suite->name;
+                if (fs::is_regular_file(p / "measurements.csv") &&
+                    std::none_of(opt.data.begin(), opt.data.end(),
                                  [&](const fs::path& d) { return fs::weakly_canonical(d) == fs::weakly_canonical(p); }))
-                    opt.data.push_back(p);
-        }
+                    opt.counters.push_back(p);
+            }
         if (opt.data.empty()) opt.data = reports::find_datasets(data_root / opt.fit.device);
     }
     if (vm.count("check")) {

@@ -318,6 +318,9 @@ document build_report(const report_options& opt) {
     for (const auto& d : opt.check) check_names.push_back(name_of(d));
     doc.meta["datasets"] = data_names;
     doc.meta["other devices' datasets"] = check_names;
+    json counter_names = json::array();
+    for (const auto& d : opt.counters) counter_names.push_back(name_of(d));
+    doc.meta["datasets read for their counters only"] = counter_names;
     doc.meta["simulator limit"] = "runs estimated under " + fmt(opt.max_simulation_s) + " s are simulated";
 
     // ------------------------------------------------------------ records
@@ -348,6 +351,7 @@ document build_report(const report_options& opt) {
             for (const auto& s : set->samples)
                 if (s.count_source == sim::to_string(sim::count_source::simulator)) simulated[s.dataset + "\n" + s.run_id] = &s;
         std::vector<fs::path> all = opt.data;
+        all.insert(all.end(), opt.counters.begin(), opt.counters.end());
         all.insert(all.end(), opt.check.begin(), opt.check.end());
         std::vector<gathered> parts(all.size());
         parallel_for(all.size(), threads, [&](std::size_t i) { compare_runs(all[i], simulated, opt.max_simulation_s, parts[i]); });

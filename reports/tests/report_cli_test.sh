@@ -32,6 +32,11 @@ for section in devices fit cross-device sweeps q-pairwise q-tile q-sort sampled;
   grep -q "<section id=\"$section\">" "$out/index.html" || fail "index.html: no section $section"
   grep -q "{#$section}" "$out/summary.md" || fail "summary.md: no section $section"
 done
+# Simulated against measured counters for every family the committed suite datasets measured (read for
+# their counters even where the fit's datasets are timing-only).
+for family in stats scan rank micro sort; do
+  [ "$(wc -l < "$out/data/$family-counters.csv")" -gt 10 ] || fail "data/$family-counters.csv: fewer than 10 rows"
+done
 # The committed sampled-against-exact table is shown, with its rows.
 [ "$(wc -l < "$out/data/sampled-table.csv")" -gt 20 ] || fail "data/sampled-table.csv: fewer than 20 rows"
 # Written atomically: no temporary directory left beside it.

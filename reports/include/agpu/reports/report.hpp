@@ -22,6 +22,10 @@ struct report_options {
     // Measured datasets of the fit's device (seconds, counters, refit) and of
     // other devices (predicted from the fit's constants alone).
     std::vector<std::filesystem::path> data, check;
+    // Datasets of the fit's device read for their hardware counters only
+    // (compared with the simulator's beside data's): their runs' seconds are
+    // not reported, e.g. suites timed by an older harness than the fit's.
+    std::vector<std::filesystem::path> counters;
     // The constants every prediction uses; the refit runs on its datasets
     // (resolved against data_root's repository) where they are all present,
     // else on `data`.
