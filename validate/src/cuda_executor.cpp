@@ -125,6 +125,10 @@ void cuda_executor::begin_launch(std::string_view name) {
         flush_l2();
         hold();
         m_flush_pending = false;
+    } else if (m_timing && !m_held) {
+        // A copy or an allocation released the hold (it waits for the GPU): hold again, so that this
+        // launch's start event waits for the host's launch too instead of timing it on an idle GPU.
+        hold();
     }
     m_open = {std::string(name), nullptr, nullptr};
     if (m_timing) {

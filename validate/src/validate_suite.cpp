@@ -161,7 +161,8 @@ suite_outcome measure_suite(measure_backend& backend, const suite& s, const std:
         prov["timing"] = {{"warmup", opt.warmup}, {"reps", opt.reps}, {"statistic", "median, min, max"},
                           {"l2", "flushed (2x L2 written) before each timed run's first launch"},
                           {"launches", "queued behind a held stream until the run's launches are submitted (at most 20 ms), "
-                                       "so that none is timed waiting for the host"}};
+                                       "held again after each copy or allocation within the run, so that none is timed "
+                                       "waiting for the host"}};
         prov["sessions"] = nlohmann::json::array();
     }
     nlohmann::json session = {{"commit", build_info::commit},         {"started", utc_now()},
