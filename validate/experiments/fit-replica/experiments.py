@@ -26,6 +26,10 @@
 #   experiments.py queued FIT CHECK K             a run's first K launches priced apart (atomic constant fitted)
 #   experiments.py first-launch-fitted-atomic FIT CHECK   session 21's first-launch with the atomic constant fitted
 #   experiments.py atomic-third-bound FIT CHECK   atomics at the hardware's rate only where they exceed both bounds
+#   experiments.py blocks FIT CHECK               a clock per thread block per SM, added
+#   experiments.py wave-added|wave-issue FIT CHECK   the cost per wave of resident threads, added or in the issue bound
+#   experiments.py first-launch-fixed-atomic FIT CHECK   a run's first launch priced apart
+#   (the last four on bench/launch-s22's datasets: README.md)
 # Sessions 19-21's experiments fit the atomic constant, as agpu.fit/6 did.
 # FIT: `agpu fit --data ... --runs --format json`, CHECK: `agpu fit --check ... --runs --format json`.
 import math, re, sys
@@ -132,7 +136,12 @@ def queued(K):
     def f(s): return 3e-6 * min(s['totals']['launches'], K)
     return f
 
-SESSION22 = ('partial', 'partial-depth', 'queued', 'first-launch-fitted-atomic', 'atomic-third-bound')
+def blocks_per_sm(s):
+    # Thread blocks dispatched per SM (the run's blocks over the 132 SMs), a clock each at constant 1.
+    return s['totals']['thread_blocks'] / 132 / CLK[s['device']]
+
+SESSION22 = ('partial', 'partial-depth', 'queued', 'first-launch-fitted-atomic', 'atomic-third-bound',
+             'blocks', 'wave-added', 'wave-issue', 'first-launch-fixed-atomic')
 
 if __name__ == '__main__':
     what = sys.argv[1]
@@ -194,5 +203,12 @@ if __name__ == '__main__':
         for s in S + C:
             if s['features_s'].get('atomic', 0) * rep.FIXED['atomic'] < 0.5 * s['measured_s']: s['features_s']['atomic'] = 0.0
         run({}, S, C, True)
+    elif what == 'blocks':
+        run({'blocks': (blocks_per_sm, None)}, S, C, True)
+    elif what in ('wave-added', 'wave-issue'):
+        run({'waves': (waves, None if what == 'wave-added' else 'i')}, S, C, True)
+    elif what == 'first-launch-fixed-atomic':
+        later_launches(S + C)
+        run({'first_launch': (first_launch, None)}, S, C, True)
     else:
         sys.exit('unknown experiment ' + what)
