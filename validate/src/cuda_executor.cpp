@@ -121,14 +121,14 @@ void cuda_executor::launch_raw(std::string_view name, const void* kernel, ::dim3
 }
 
 void cuda_executor::begin_launch(std::string_view name) {
-    if (m_timing && m_flush_pending) {
-        flush_l2();
-        hold();
-        m_flush_pending = false;
-    } else if (m_timing && !m_held) {
-        // A copy or an allocation released the hold (it waits for the GPU): hold again, so that this
-        // launch's start event waits for the host's launch too instead of timing it on an idle GPU.
-        hold();
+    if (m_timing) {
+        if (m_flush_pending) {
+            flush_l2();
+            m_flush_pending = false;
+        }
+        // Held behind the flush at a run's first launch, and again after a copy or an allocation released
+        // the hold (they wait for the GPU), so that no start event is recorded on an idle GPU.
+        if (!m_held) hold();
     }
     m_open = {std::string(name), nullptr, nullptr};
     if (m_timing) {

@@ -3,7 +3,9 @@
 # over its sum of launches; and the per-launch times of stats/pairwise at n = 100 (42 launches) with the held
 # stream (d/stats-table) and in the committed bench/stats-table (old harness).
 # From the repository root: python3 validate/data/h100/bench/launch-s21/compare.py
-import csv, re, statistics
+import csv, os, statistics, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from logspans import log_spans
 B = 'validate/data/h100/bench/launch-s21/'
 
 def runs(d):
@@ -11,17 +13,7 @@ def runs(d):
             if r['launch'] == 'run' and r['counter'] == 'time_ms'}
 
 def spans(log):
-    out, cur = {}, []
-    for line in open(B + log):
-        m = re.match(r'span \d+ launches ([\d.]+) ms', line)
-        if m:
-            cur.append(float(m.group(1)))
-            continue
-        m = re.match(r'\[\d+/\d+\] (.*): [\d.]+ ms', line)
-        if m:
-            if cur: out[m.group(1)] = statistics.median(cur[-10:])
-            cur = []
-    return out
+    return log_spans(B + log)
 
 def pair(old, new, label):
     o, n = runs(old), runs(new)

@@ -6,7 +6,9 @@
 #   agpu fit --data /tmp/spans/d/{stats,scan,rank,apsp,micro,latency,stats-table} validate/data/h100/bench/apsp \
 #     /tmp/spans/e/{rank-goals,bench-scan,scan-tune,bench-stats} \
 #     --check /tmp/spans/h200/{stats,scan,rank,apsp,micro,latency,bench-stats} validate/data/h200/bench/{scan,apsp,timing-session10/stats}
-import csv, os, re, shutil, statistics, sys
+import csv, os, shutil, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from logspans import log_spans
 B = 'validate/data/h100/bench/launch-s21/'
 out = sys.argv[1]
 for part, names in [('d', 'stats scan rank apsp micro latency stats-table'), ('e', 'rank-goals bench-scan scan-tune bench-stats'),
@@ -15,16 +17,7 @@ for part, names in [('d', 'stats scan rank apsp micro latency stats-table'), ('e
         src, dst = B + part + '/' + name, os.path.join(out, part, name)
         os.makedirs(dst, exist_ok=True)
         shutil.copy(src + '/provenance.json', dst)
-        spans, cur = {}, []
-        for line in open(src + '.log'):
-            m = re.match(r'span \d+ launches ([\d.]+) ms', line)
-            if m:
-                cur.append(float(m.group(1)))
-                continue
-            m = re.match(r'\[\d+/\d+\] (.*): [\d.]+ ms', line)
-            if m:
-                if cur: spans[m.group(1)] = statistics.median(cur[-10:])
-                cur = []
+        spans = log_spans(src + '.log')
         rows = list(csv.DictReader(open(src + '/measurements.csv')))
         w = csv.DictWriter(open(dst + '/measurements.csv', 'w', newline=''), fieldnames=rows[0].keys(), lineterminator='\n')
         w.writeheader()
