@@ -116,6 +116,16 @@
 // (validate/data/h100/bench/launch-s21): in sample 10.7% -> 10.8%, held out
 // by decade 11.9% -> 11.0%, by algorithm 13.3% -> 12.4% (micro/atomics held
 // out 28% -> 12%), the H200 10.3% -> 10.6% (model/README.md, "Session 22").
+// Since session 23 the committed fit is on the datasets timed with the stream
+// held again after every copy or allocation (bench/launch-s22): 10.5 / 11.8 /
+// 13.0 / 10.4; on launch-s21 stats/pairwise's later passes had run host-bound,
+// which inflated the launch constant (model/README.md, "Session 23").
+//
+// A cost the terms miss (session 23, bench/timing-s23): kernels of one item a
+// thread take about 170 SM clocks per thread block per SM whatever they do
+// (micro at 4*10^6 and 2^24), which data with micro at one size cannot fit;
+// a clock per block in the issue bound, fitted with those sizes, took 131
+// clocks but worsened APSP held out (model/README.md).
 //
 // The latency terms are the one case the AGPU steps cannot price by
 // throughput: a launch of less than one warp (a one-thread kernel) has no
