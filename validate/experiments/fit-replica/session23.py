@@ -11,7 +11,7 @@
 #   session23.py FIT CHECK chain        a third bound of the max: global loads and atomics per warp times waves
 #   session23.py FIT CHECK constants FIT21 CHECK21   agpu.fit/7's launch-s21 constants and the launch-s22 refit, on
 #                                       both sets of samples (FIT21/CHECK21: the launch-s21 ones, /tmp/fit22.json ...)
-#   session23.py XFIT XCHECK extended base|blocks-issue|blocks-memory [full]   on the samples with bench/timing-s23
+#   session23.py XFIT XCHECK extended base|blocks-issue[+depth|+barriers|+chain]|blocks-memory [full]   on the samples with bench/timing-s23
 #                                       added (README.md): the committed model, or a clock per thread block per SM in
 #                                       the issue or the memory bound; in sample, or with full the cross-validations
 # FIT/CHECK: the launch-s22 samples (README.md, "On the datasets the re-held stream measured").
@@ -104,7 +104,9 @@ if __name__ == '__main__':
             print('%s: launch-s21 constants %.2f, launch-s22 constants %.2f' % (name, mape(M, F, y, committed), mape(M, F, y, c22)))
     elif what == 'extended':
         blocks = lambda s: s['totals']['thread_blocks'] / 132 / CLK[s['device']]
-        extra = {'base': {}, 'blocks-issue': {'blocks': (blocks, 'i')}, 'blocks-memory': {'blocks': (blocks, 'm')}}[rest[0]]
+        kind, _, plus = rest[0].partition('+')  # blocks-issue+depth|barriers|chain: with a chain term added as well
+        extra = {'base': {}, 'blocks-issue': {'blocks': (blocks, 'i')}, 'blocks-memory': {'blocks': (blocks, 'm')}}[kind]
+        if plus: extra[plus] = ({'depth': depth(64.0), 'barriers': barriers, 'chain': chain}[plus], None)
         if rest[1:] == ['full']: rep.run(extra, S, C, True)
         else: fit_in_sample(extra, S, C)
     else:
