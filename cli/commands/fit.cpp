@@ -4,7 +4,7 @@
 // in sample and held out (by algorithm, by decade of n); --check predicts
 // other datasets (another device) from the constants and their device's
 // preset alone. No GPU needed.
-#include <fstream>
+#include <filesystem>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +12,7 @@
 #include "../command.hpp"
 #include "../table.hpp"
 #include "agpu/errors.hpp"
+#include "agpu/validate/dataset.hpp"
 #include "agpu/validate/fit.hpp"
 
 namespace agpu::cli {
@@ -77,6 +78,11 @@ int run_fit(const invocation& inv) {
     if (data_dirs.empty() && check_dirs.empty()) throw usage_error("give --data DIR... to fit, or --check DIR... to check a fit");
     if (!data_dirs.empty() && vm.count("fit")) throw usage_error("option --fit: only without --data (--data makes a new fit)");
     if (data_dirs.empty() && vm.count("out")) throw usage_error("option --out: needs --data (nothing is fitted without it)");
+    if (vm.count("out")) {  // before the fit, not after it
+        const std::filesystem::path dir = std::filesystem::path(vm["out"].as<std::string>()).parent_path();
+        if (!dir.empty() && !std::filesystem::is_directory(dir))
+            throw input_error("option --out " + vm["out"].as<std::string>(), "its directory " + dir.string() + " does not exist");
+    }
     auto progress = [&](const std::string& line) {
         if (format == output_format::table) inv.err << "  " << line << '\n';
     };
@@ -88,12 +94,15 @@ int run_fit(const invocation& inv) {
         for (const auto& a : inv.args) command_line += " " + a;
         for (const auto& d : data_dirs) names.push_back(d.lexically_normal().generic_string());
         r = validate::fit_datasets(validate::load_samples(data_dirs, validate::default_max_simulation_s, progress), names, command_line);
+        // The datasets it is checked on go with it: the report's default cross-device check.
+        for (const auto& d : check_dirs) r.fit.check_datasets.push_back(d.lexically_normal().generic_string());
         if (vm.count("out")) {
             const auto out = vm["out"].as<std::string>();
-            std::ofstream f(out);
-            if (!f) throw input_error("option --out " + out, "cannot write the file");
-            f << model::fit_to_json(r.fit).dump(2) << '\n';
-            if (!f) throw input_error("option --out " + out, "cannot write the file");
+            try {
+                validate::write_file_atomically(out, model::fit_to_json(r.fit).dump(2) + "\n");
+            } catch (const input_error& e) {
+                throw input_error("option --out " + out, e.rule());
+            }
         }
     } else {
         r.fit = vm.count("fit") ? model::load_fit_file(vm["fit"].as<std::string>()) : model::default_fit();

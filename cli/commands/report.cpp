@@ -80,11 +80,22 @@ int run_report(const invocation& inv) {
     if (vm.count("check")) {
         opt.check = dirs(vm, "check");
     } else if (!vm.count("data")) {
-        std::error_code ec;
-        for (const auto& e : fs::directory_iterator(data_root, ec))
-            if (e.is_directory() && e.path().filename() != opt.fit.device)
-                for (const auto& d : reports::find_datasets(e.path())) opt.check.push_back(d);
-        std::sort(opt.check.begin(), opt.check.end());
+        // The datasets the fit was checked on where they are all here; else every other device's.
+        for (const auto& name : opt.fit.check_datasets) {
+            const fs::path p = fs::path(name).is_absolute() ? fs::path(name) : opt.repository_root / name;
+            if (!fs::is_regular_file(p / "measurements.csv")) {
+                opt.check.clear();
+                break;
+            }
+            opt.check.push_back(p);
+        }
+        if (opt.check.empty()) {
+            std::error_code ec;
+            for (const auto& e : fs::directory_iterator(data_root, ec))
+                if (e.is_directory() && e.path().filename() != opt.fit.device)
+                    for (const auto& d : reports::find_datasets(e.path())) opt.check.push_back(d);
+            std::sort(opt.check.begin(), opt.check.end());
+        }
     }
     if (opt.data.empty()) throw input_error("option --data", "no measured dataset to report on");
     opt.progress = [&](const std::string& line) { inv.err << "  " << line << '\n'; };

@@ -135,9 +135,28 @@ json fit_to_json(const time_fit& f) {
         constants[std::string(t.name)] = f.constants[std::size_t(t.id)];
         terms.push_back({{"name", t.name}, {"constant", t.constant}, {"feature", t.feature}});
     }
-    return {{"schema", fit_schema}, {"device", f.device},     {"date", f.date},     {"commit", f.commit},
-            {"datasets", f.datasets}, {"constants", constants}, {"terms", terms}, {"quality", f.quality}};
+    json j = {{"schema", fit_schema}, {"device", f.device},     {"date", f.date},     {"commit", f.commit},
+              {"datasets", f.datasets}, {"constants", constants}, {"terms", terms}, {"quality", f.quality}};
+    if (!f.check_datasets.empty()) j["check_datasets"] = f.check_datasets;
+    return j;
 }
+
+namespace {
+
+// An optional array of dataset paths (absent: none).
+std::vector<std::string> optional_paths(const json& j, const char* field, const std::string& where) {
+    std::vector<std::string> out;
+    if (!j.contains(field)) return out;
+    const std::string what = where + ": field " + field;
+    if (!j.at(field).is_array()) throw input_error(what, "must be an array of paths");
+    for (const auto& d : j.at(field)) {
+        if (!d.is_string()) throw input_error(what, "must be an array of paths");
+        out.push_back(d.get<std::string>());
+    }
+    return out;
+}
+
+}  // namespace
 
 time_fit fit_from_json(const json& j, const std::string& where) {
     if (!j.is_object()) throw input_error(where, "a fit file is a JSON object");
@@ -166,13 +185,8 @@ time_fit fit_from_json(const json& j, const std::string& where) {
     f.device = text_field(j, "device", where);
     f.date = text_field(j, "date", where);
     f.commit = j.value("commit", "");
-    if (j.contains("datasets")) {
-        if (!j.at("datasets").is_array()) throw input_error(where + ": field datasets", "must be an array of paths");
-        for (const auto& d : j.at("datasets")) {
-            if (!d.is_string()) throw input_error(where + ": field datasets", "must be an array of paths");
-            f.datasets.push_back(d.get<std::string>());
-        }
-    }
+    f.datasets = optional_paths(j, "datasets", where);
+    f.check_datasets = optional_paths(j, "check_datasets", where);
     if (!j.contains("constants") || !j.at("constants").is_object())
         throw input_error(where + ": field constants", "is required (an object of term: constant)");
     const json& c = j.at("constants");

@@ -184,8 +184,28 @@ TEST(TimeModel, FitJsonRoundTrip) {
     EXPECT_EQ(g.date, f.date);
     EXPECT_EQ(g.commit, f.commit);
     EXPECT_EQ(g.datasets, f.datasets);
+    EXPECT_TRUE(g.check_datasets.empty());
+    EXPECT_FALSE(fit_to_json(f).contains("check_datasets"));  // optional: written only when checked
     EXPECT_EQ(g.quality, f.quality);
     EXPECT_EQ(fit_to_json(f)["schema"], "agpu.fit/7");
+    f.check_datasets = {"validate/data/h200/stats", "validate/data/h200/scan"};
+    EXPECT_EQ(fit_from_json(fit_to_json(f), "mem").check_datasets, f.check_datasets);
+}
+
+TEST(TimeModel, FitCheckDatasetsMustBePaths) {
+    time_fit f;
+    f.device = "h100";
+    f.date = "2026-11-24T00:00:00Z";
+    auto j = fit_to_json(f);
+    j["check_datasets"] = "validate/data/h200/stats";
+    try {
+        fit_from_json(j, "f.json");
+        FAIL() << "a string where an array belongs was read";
+    } catch (const agpu::input_error& e) {
+        EXPECT_STREQ(e.what(), "f.json: field check_datasets: must be an array of paths");
+    }
+    j["check_datasets"] = nlohmann::json::array({"ok", 3});
+    EXPECT_THROW(fit_from_json(j, "f.json"), agpu::input_error);
 }
 
 // A conflict-free shared access is a step like any other; the wavefronts a

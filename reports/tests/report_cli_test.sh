@@ -37,6 +37,13 @@ done
 for family in stats scan rank micro sort; do
   [ "$(wc -l < "$out/data/$family-counters.csv")" -gt 10 ] || fail "data/$family-counters.csv: fewer than 10 rows"
 done
+# The cross-device check is, by default, the datasets the committed fit was checked on (its check_datasets).
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+checked=$(sed -n '/"check_datasets"/,/\]/p' "$repo/model/fits/h100.json" | grep -o '"validate/[^"]*"' | tr -d '"')
+[ -n "$checked" ] || fail "model/fits/h100.json names no check_datasets"
+for d in $checked; do
+  grep -q -- "- $d\$" "$out/summary.md" || fail "summary.md does not list the fit's check dataset $d"
+done
 # The committed sampled-against-exact table is shown, with its rows.
 [ "$(wc -l < "$out/data/sampled-table.csv")" -gt 20 ] || fail "data/sampled-table.csv: fewer than 20 rows"
 # Written atomically: no temporary directory left beside it.

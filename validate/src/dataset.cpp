@@ -212,17 +212,31 @@ std::set<std::string> completed_runs(const std::vector<measurement>& rows) {
     return done;
 }
 
-void write_provenance(const std::filesystem::path& dir, const nlohmann::json& p) {
-    const auto path = dir / "provenance.json";
-    const auto tmp = dir / "provenance.json.tmp";
+void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
+    auto tmp = path;
+    tmp += ".tmp";
     {
         fd_guard f{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
         if (f.fd < 0) throw input_error(tmp.string(), std::string("cannot write: ") + std::strerror(errno));
-        write_all_and_sync(f.fd, p.dump(2) + "\n", tmp);
+        try {
+            write_all_and_sync(f.fd, text, tmp);
+        } catch (...) {
+            std::error_code ignored;
+            std::filesystem::remove(tmp, ignored);
+            throw;
+        }
     }
     std::error_code ec;
     std::filesystem::rename(tmp, path, ec);
-    if (ec) throw input_error(path.string(), "cannot replace: " + ec.message());
+    if (ec) {
+        std::error_code ignored;
+        std::filesystem::remove(tmp, ignored);
+        throw input_error(path.string(), "cannot replace: " + ec.message());
+    }
+}
+
+void write_provenance(const std::filesystem::path& dir, const nlohmann::json& p) {
+    write_file_atomically(dir / "provenance.json", p.dump(2) + "\n");
 }
 
 nlohmann::json read_provenance(const std::filesystem::path& dir) {

@@ -301,6 +301,9 @@ struct time_fit {
     std::string date;              // ISO 8601, when the fit was made
     std::string commit;            // agpu's commit that made it
     std::vector<std::string> datasets;
+    // The datasets of another device it was checked on (agpu fit --check with
+    // --data): the report's default cross-device check. Optional in the file.
+    std::vector<std::string> check_datasets;
     nlohmann::json quality = nlohmann::json::object();  // errors of the fit (validate/fit.hpp), kept as written
     std::string source;            // where it was read from ("" if made here)
 };

@@ -68,7 +68,10 @@ std::vector<measurement> read_measurements(std::istream& in, const std::string& 
 // Runs whose final "run/complete" row is present.
 std::set<std::string> completed_runs(const std::vector<measurement>& rows);
 
-// Writes dir/provenance.json atomically (temporary file, fsync, then rename).
+// Writes `text` to `path` atomically: a temporary file beside it, fsync'd,
+// then renamed over it; a failure leaves what was there. Errors name the path.
+void write_file_atomically(const std::filesystem::path& path, const std::string& text);
+// Writes dir/provenance.json atomically (write_file_atomically).
 void write_provenance(const std::filesystem::path& dir, const nlohmann::json& p);
 // Reads and checks dir/provenance.json (schema, required fields and types).
 nlohmann::json read_provenance(const std::filesystem::path& dir);
