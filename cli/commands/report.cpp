@@ -23,6 +23,18 @@ std::vector<fs::path> dirs(const po::variables_map& vm, const char* name) {
     return out;
 }
 
+// The fit file's dataset names (relative ones under `root`) as paths, or none
+// unless every one of them holds a measurements.csv here.
+std::vector<fs::path> present_datasets(const std::vector<std::string>& names, const fs::path& root) {
+    std::vector<fs::path> out;
+    for (const auto& name : names) {
+        const fs::path p = fs::path(name).is_absolute() ? fs::path(name) : root / name;
+        if (!fs::is_regular_file(p / "measurements.csv")) return {};
+        out.push_back(p);
+    }
+    return out;
+}
+
 int run_report(const invocation& inv) {
     po::options_description opts("options");
     opts.add_options()("out", po::value<std::string>()->default_value("build/report"),
@@ -30,7 +42,7 @@ int run_report(const invocation& inv) {
         "data", po::value<std::vector<std::string>>()->multitoken()->composing(),
         "measured datasets of the fit's device (default: the fit's datasets and the device's sort counters)")(
         "check", po::value<std::vector<std::string>>()->multitoken()->composing(),
-        "other devices' datasets, predicted from the fit (default: every other device's under validate/data)")(
+        "other devices' datasets, predicted from the fit (default: the fit's check datasets, else every other device's)")(
         "fit", po::value<std::string>(), "time-model fit file (default: the committed H100 fit)")(
         "max-sim-seconds", po::value<double>()->default_value(2),
         "simulate a run only when its exact simulation is estimated under S seconds");
@@ -57,14 +69,7 @@ int run_report(const invocation& inv) {
         // fit's datasets alone; else every dataset of its device. The device's other suite datasets
         // (validate/data/<device>/<suite>) are read for their hardware counters only: the fit's datasets
         // may be timing-only, and the suites' seconds may come from another harness.
-        for (const auto& name : opt.fit.datasets) {
-            const fs::path p = fs::path(name).is_absolute() ? fs::path(name) : opt.repository_root / name;
-            if (!fs::is_regular_file(p / "measurements.csv")) {
-                opt.data.clear();
-                break;
-            }
-            opt.data.push_back(p);
-        }
+        opt.data = present_datasets(opt.fit.datasets, opt.repository_root);
         const fs::path sort_counters = data_root / opt.fit.device / "sort";
         if (!opt.data.empty() && fs::is_regular_file(sort_counters / "measurements.csv")) opt.data.push_back(sort_counters);
         if (!opt.data.empty())
@@ -81,14 +86,7 @@ int run_report(const invocation& inv) {
         opt.check = dirs(vm, "check");
     } else if (!vm.count("data")) {
         // The datasets the fit was checked on where they are all here; else every other device's.
-        for (const auto& name : opt.fit.check_datasets) {
-            const fs::path p = fs::path(name).is_absolute() ? fs::path(name) : opt.repository_root / name;
-            if (!fs::is_regular_file(p / "measurements.csv")) {
-                opt.check.clear();
-                break;
-            }
-            opt.check.push_back(p);
-        }
+        opt.check = present_datasets(opt.fit.check_datasets, opt.repository_root);
         if (opt.check.empty()) {
             std::error_code ec;
             for (const auto& e : fs::directory_iterator(data_root, ec))
