@@ -14,6 +14,9 @@
 #   session23.py XFIT XCHECK extended base|blocks-issue[+depth|+barriers|+chain]|blocks-memory [full]   on the samples with bench/timing-s23
 #                                       added (README.md): the committed model, or a clock per thread block per SM in
 #                                       the issue or the memory bound; in sample, or with full the cross-validations
+#   session23.py by-size RUNS.json      runs `agpu fit --check ... --runs --format json` wrote (bench/timing-s23): the
+#                                       signed error per algorithm and n, and the trivial micro kernels' seconds
+#                                       against their thread blocks (the per-block cost)
 # FIT/CHECK: the launch-s22 samples (README.md, "On the datasets the re-held stream measured").
 import math, sys
 import replica as rep
@@ -83,7 +86,34 @@ def fit_in_sample(extra, S, C, model=Model):
         if s['algo'] in ('stats/pairwise', 'stats/fused') and s['n'] <= 100000:
             print('  %6.1f%%  %s n=%d' % ((M.predict(f, c) / m - 1) * 100, s['algo'], s['n']))
 
+TRIVIAL = {('micro/global-stride', 'op=store;stride=1'), ('micro/shared-stride', 'repeat=1;stride=1'),
+           ('micro/broadcast', ''), ('micro/barriers', 'count=4'), ('micro/divergent', 'ways=1')}
+
+def by_size(R):
+    # Signed error (predicted / measured - 1) per algorithm and n; then the one-item-a-thread micro kernels, whose
+    # seconds grow with their thread blocks whatever they do, and the cost per block between the two largest n.
+    groups = {}
+    for s in R: groups.setdefault((s['algo'], s['n']), []).append((s['predicted_s'] / s['measured_s'] - 1) * 100)
+    for (a, n), e in sorted(groups.items()):
+        print('%-22s n=%-10d mean %6.1f%%  min %6.1f%%  max %6.1f%%  runs %d' % (a, n, sum(e) / len(e), min(e), max(e), len(e)))
+    triv = {}
+    for s in R:
+        if (s['algo'], s['params']) in TRIVIAL:
+            triv.setdefault(s['n'], []).append((s['measured_s'] * 1e6, s['predicted_s'] * 1e6, s['totals']['thread_blocks']))
+    if len(triv) < 2: return
+    print('\ntrivial micro kernels (%s):' % ', '.join(sorted(a + ' ' + p for a, p in TRIVIAL)))
+    for n, v in sorted(triv.items()):
+        print('  n=%-9d blocks %6d  measured %5.1f-%5.1f us  predicted %5.1f-%5.1f us' %
+              (n, v[0][2], min(x[0] for x in v), max(x[0] for x in v), min(x[1] for x in v), max(x[1] for x in v)))
+    (n1, v1), (n2, v2) = sorted(triv.items())[-2:]
+    dt = (sum(x[0] for x in v2) / len(v2) - sum(x[0] for x in v1) / len(v1)) * 1e-6
+    per_block = dt / (v2[0][2] - v1[0][2])
+    print('  n=%d -> %d: %.3f ns per thread block, %.0f SM clocks per block per SM (132 SMs, 1980 MHz)' %
+          (n1, n2, per_block * 1e9, per_block * 132 * 1980e6))
+
 if __name__ == '__main__':
+    if sys.argv[1] == 'by-size':
+        by_size(load(sys.argv[2], 'check')); sys.exit(0)
     S = load(sys.argv[1]); C = load(sys.argv[2], 'check'); what = sys.argv[3]; rest = sys.argv[4:]
     if what == 'depth': fit_in_sample({'depth': (depth(float(rest[0])), None)}, S, C)
     elif what == 'fill': fit_in_sample({'fill': (fill, None)}, S, C)

@@ -122,7 +122,7 @@
 // which inflated the launch constant (model/README.md, "Session 23").
 //
 // A cost the terms miss (session 23, bench/timing-s23): kernels of one item a
-// thread take about 170 SM clocks per thread block per SM whatever they do
+// thread take about 157 SM clocks per thread block per SM whatever they do
 // (micro at 4*10^6 and 2^24), which data with micro at one size cannot fit;
 // a clock per block in the issue bound, fitted with those sizes, took 131
 // clocks but worsened APSP held out (model/README.md).
