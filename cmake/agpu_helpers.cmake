@@ -35,18 +35,19 @@ function(agpu_test name)
   gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST TEST_FILTER "${filter}" PROPERTIES LABELS "${labels}")
 endfunction()
 
-# agpu_cli_test(NAME EXIT STATUS [STDERR regex] [STDOUT regex] COMMAND args...):
-# runs the agpu program and checks its exit status and output.
+# agpu_cli_test(NAME EXIT STATUS [STDERR regex] [STDOUT regex] [SETUP fixture] [REQUIRES fixture] COMMAND args...):
+# runs the agpu program and checks its exit status and output; SETUP makes
+# it the fixture's setup, REQUIRES runs it after that fixture's setup.
 function(agpu_cli_test name)
   if(NOT AGPU_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(T "" "EXIT;STDERR;STDOUT" "COMMAND" ${ARGN})
+  cmake_parse_arguments(T "" "EXIT;STDERR;STDOUT;SETUP;REQUIRES" "COMMAND" ${ARGN})
   add_test(NAME cli.${name}
            COMMAND ${CMAKE_COMMAND} -DAGPU=$<TARGET_FILE:agpu> "-DARGS=${T_COMMAND}" -DEXIT=${T_EXIT}
                    "-DSTDERR=${T_STDERR}" "-DSTDOUT=${T_STDOUT}" -DWORKDIR=${CMAKE_CURRENT_SOURCE_DIR}
                    -P ${PROJECT_SOURCE_DIR}/cmake/expect.cmake)
-  set_tests_properties(cli.${name} PROPERTIES LABELS "cli")
+  set_tests_properties(cli.${name} PROPERTIES LABELS "cli" FIXTURES_SETUP "${T_SETUP}" FIXTURES_REQUIRED "${T_REQUIRES}")
 endfunction()
 
 # CUDA sources: line info for the profilers and the SASS comparison.

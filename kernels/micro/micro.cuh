@@ -1,7 +1,8 @@
 // Micro-kernels: one access pattern each, to expose one counter at a time in
 // the simulator and, on a GPU, to probe the hardware counters (validation).
 //
-// All run n threads in blocks of micro_policy::block_threads; threads with
+// All run n threads in blocks of micro_policy::block_threads (micro/barriers
+// in blocks of its `threads` parameter); threads with
 // global index >= n take part in barriers and warp syncs but touch no memory.
 // Their exact AGPU costs are in model/costs/micro.cpp.
 #pragma once

@@ -33,6 +33,25 @@ AGPU_REGISTER_SUITE({"micro", "one access pattern per kernel: the hardware count
                       {"micro/atomics", {"space=shared", "distinct=1"}},
                       {"micro/atomics", {"space=shared", "distinct=32"}}}});
 
+// A store a thread (count=0) and four barriers before it, in blocks of 32 to
+// 1024 threads, at three sizes of many waves: whether the time of short-lived
+// blocks grows with the blocks, the warps, or the waves of blocks an SM holds
+// (32 blocks, 2048 threads on the H100), which the time model has to price.
+AGPU_REGISTER_SUITE({"micro-blocks", "short-lived blocks of 32 to 1024 threads: a cost per block, per warp or per wave",
+                     {std::uint64_t(1) << 20, 4000000, std::uint64_t(1) << 24},
+                     {{"micro/barriers", {"count=0", "threads=32"}},
+                      {"micro/barriers", {"count=0", "threads=64"}},
+                      {"micro/barriers", {"count=0", "threads=128"}},
+                      {"micro/barriers", {"count=0", "threads=256"}},
+                      {"micro/barriers", {"count=0", "threads=512"}},
+                      {"micro/barriers", {"count=0", "threads=1024"}},
+                      {"micro/barriers", {"count=4", "threads=32"}},
+                      {"micro/barriers", {"count=4", "threads=64"}},
+                      {"micro/barriers", {"count=4", "threads=128"}},
+                      {"micro/barriers", {"count=4", "threads=256"}},
+                      {"micro/barriers", {"count=4", "threads=512"}},
+                      {"micro/barriers", {"count=4", "threads=1024"}}}});
+
 // One thread's pointer chase at links 4, 8, 32 and 128 bytes apart (1/8, 1/4
 // and 1 new sector per load, and a 128-byte block of its own per load), at
 // three decades of n: what the time model's latency terms are fitted on

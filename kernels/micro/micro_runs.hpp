@@ -95,13 +95,15 @@ check_result run_broadcast(Exec& ex, std::uint64_t n, const param_values&, std::
 
 inline algo_spec barriers_spec() {
     return {"micro/barriers", "`count` block barriers per thread", "threads", 1 << 14, 1, max_threads,
-            {{"count", "barriers per thread", "4", {}, 0, 1024}}};
+            {{"count", "barriers per thread", "4", {}, 0, 1024},
+             {"threads", "threads per block (the other micro-kernels use 256)", "256", {}, 1, 1024}}};
 }
 
 template <class Exec>
 check_result run_barriers(Exec& ex, std::uint64_t n, const param_values& p, std::uint64_t) {
     const auto count = static_cast<std::uint32_t>(p.integer("count"));
-    const unsigned block = micro_policy::block_threads, grid = blocks_for(n, block);
+    const auto block = static_cast<unsigned>(p.integer("threads"));
+    const unsigned grid = blocks_for(n, block);
     auto out = ex.template alloc<std::uint32_t>(n);
     ex.launch("barriers", barriers, {grid}, {block}, 0, out, count, n);
     return compare(fetch(ex, out, n), std::vector<std::uint32_t>(n, count), "out");

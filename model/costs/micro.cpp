@@ -9,6 +9,7 @@
 //   shared-stride  words l·s for l < L: the most of them in one bank (gcd(s, b) for a full warp)
 //   broadcast      1 wavefront, 1 sector, 1 block
 //   barriers       count barrier instructions per warp, dead warps included
+//                  (blocks of `threads`, 256 by default)
 //   divergent      min(ways, L) store instructions; `ways` warp syncs per warp
 //   atomics        1 atomic instruction per live warp; global atomic sectors:
 //                  per sector touched, the most lanes updating one address in it
@@ -30,14 +31,15 @@ namespace {
 constexpr std::uint64_t block_threads = 256;  // micro_policy::block_threads
 constexpr std::uint64_t sector = 32;
 
-// Calls fn(live lanes, block index) for every warp of the grid.
+// Calls fn(live lanes, block index, first thread) for every warp of the grid
+// (blocks of `block` threads: micro/barriers takes its own, the others 256).
 template <class Fn>
-void for_each_warp(std::uint64_t n, std::uint64_t b, Fn fn) {
-    const std::uint64_t blocks = (n + block_threads - 1) / block_threads;
+void for_each_warp(std::uint64_t n, std::uint64_t b, Fn fn, std::uint64_t block = block_threads) {
+    const std::uint64_t blocks = (n + block - 1) / block;
     for (std::uint64_t blk = 0; blk < blocks; ++blk)
-        for (std::uint64_t first = 0; first < block_threads; first += b) {
-            const std::uint64_t g = blk * block_threads + first;
-            const std::uint64_t width = std::min(b, block_threads - first);
+        for (std::uint64_t first = 0; first < block; first += b) {
+            const std::uint64_t g = blk * block + first;
+            const std::uint64_t width = std::min(b, block - first);
             fn(g >= n ? 0 : std::min(width, n - g), blk, g);
         }
 }
@@ -132,10 +134,13 @@ partial_counts broadcast(const machine& m, std::uint64_t n, const param_values&)
 partial_counts barriers(const machine& m, std::uint64_t n, const param_values& p) {
     const std::uint64_t count = static_cast<std::uint64_t>(p.integer("count"));
     partial_counts c;
-    for_each_warp(n, m.b, [&](std::uint64_t L, std::uint64_t, std::uint64_t) {
-        c[counter::barrier_instructions] += count;
-        if (L) c[counter::global_store_instructions] += 1;
-    });
+    for_each_warp(
+        n, m.b,
+        [&](std::uint64_t L, std::uint64_t, std::uint64_t) {
+            c[counter::barrier_instructions] += count;
+            if (L) c[counter::global_store_instructions] += 1;
+        },
+        static_cast<std::uint64_t>(p.integer("threads")));
     return c;
 }
 

@@ -31,6 +31,8 @@ const std::vector<cfg> configs = {
     {"micro/shared-stride", {"stride=64"}}, {"micro/shared-stride", {"stride=6", "repeat=5"}},
     {"micro/broadcast", {}},
     {"micro/barriers", {"count=3"}},        {"micro/barriers", {"count=0"}},
+    {"micro/barriers", {"count=2", "threads=96"}}, {"micro/barriers", {"count=1", "threads=480"}},
+    {"micro/barriers", {"count=0", "threads=32"}},
     {"micro/divergent", {"ways=1"}},        {"micro/divergent", {"ways=3"}},
     {"micro/divergent", {"ways=32"}},       {"micro/atomics", {"distinct=1"}},
     {"micro/atomics", {"distinct=5"}},      {"micro/atomics", {"space=shared", "distinct=1"}},
