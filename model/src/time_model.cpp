@@ -43,6 +43,7 @@ std::string_view name(time_bound b) {
     switch (b) {
         case time_bound::memory: return "memory";
         case time_bound::issue: return "issue";
+        case time_bound::dispatch: return "dispatch";
         case time_bound::none: break;
     }
     return "none";
@@ -85,6 +86,7 @@ time_vector time_features(const counts& c, const device& d, std::uint64_t footpr
     const double conflicts_per_mp = double(c[counter::bank_conflicts]) / double(d.hw.sm_count);
     f[std::size_t(time_term::step)] = std::max(0.0, steps - conflicts_per_mp) / clock_hz;  // replays: the shared term's
     f[std::size_t(time_term::shared)] = conflicts_per_mp / clock_hz;
+    f[std::size_t(time_term::blocks)] = double(c[counter::thread_blocks]) / sm_clocks_hz;
     const double launches = double(std::max<std::uint64_t>(c[counter::launches], 1));
     const double underfilled = std::max(0.0, 1 - double(c[counter::threads]) / launches / double(d.agpu.b));
     f[std::size_t(time_term::latency)] = steps * underfilled / clock_hz;
@@ -108,9 +110,16 @@ double group_sum(const time_vector& features, const time_vector& constants, time
 }  // namespace
 
 time_bound dominant_group(const time_vector& features, const time_vector& constants) {
-    return group_sum(features, constants, time_bound::issue) > group_sum(features, constants, time_bound::memory)
-               ? time_bound::issue
-               : time_bound::memory;
+    time_bound best = time_bound::memory;
+    double most = group_sum(features, constants, best);
+    for (const time_bound b : {time_bound::issue, time_bound::dispatch}) {
+        const double s = group_sum(features, constants, b);
+        if (s > most) {
+            most = s;
+            best = b;
+        }
+    }
+    return best;
 }
 
 time_term dominant_bound(const time_vector& features, const time_vector& constants) {
@@ -126,7 +135,8 @@ time_term dominant_bound(const time_vector& features, const time_vector& constan
 
 double predict_seconds(const time_vector& features, const time_vector& constants) {
     return group_sum(features, constants, time_bound::none) +
-           std::max(group_sum(features, constants, time_bound::memory), group_sum(features, constants, time_bound::issue));
+           std::max({group_sum(features, constants, time_bound::memory), group_sum(features, constants, time_bound::issue),
+                     group_sum(features, constants, time_bound::dispatch)});
 }
 
 json fit_to_json(const time_fit& f) {
@@ -178,7 +188,7 @@ time_fit fit_from_json(const json& j, const std::string& where) {
                                                        fit_schema + "); use a newer agpu or refit");
     if (version < fit_schema_version)
         throw input_error(where + ": field schema", "\"" + schema + "\" is an older time model than this agpu's (" +
-                                                       fit_schema + ": atomics at the L2's rate, the L2 priced by the blocks it serves, "
+                                                       fit_schema + ": a cost per thread block, atomics at the L2's rate, the L2 priced by the blocks it serves, "
                                                        "shared at the pipeline's rate); refit with agpu fit");
     time_fit f;
     f.source = where;

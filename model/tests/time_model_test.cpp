@@ -36,6 +36,7 @@ TEST(TimeModel, FeaturesUseTheDevicesFigures) {
     c[counter::global_sectors] = 1000;
     c[counter::shared_wavefronts] = 132 * 40;
     c[counter::bank_conflicts] = 132 * 10;  // the shared term prices the replays only, the steps the rest
+    c[counter::thread_blocks] = 264;
     const auto f = time_features(c, h100, 0);
     const double sm_clocks = sm_clocks_hz(h100);
     EXPECT_DOUBLE_EQ(f[std::size_t(time_term::launch)], 2 * h100.hw.launch_overhead_us * 1e-6);
@@ -43,6 +44,7 @@ TEST(TimeModel, FeaturesUseTheDevicesFigures) {
     EXPECT_EQ(f[std::size_t(time_term::l2)], 0);  // footprint unknown: streamed, every sector from DRAM
     EXPECT_DOUBLE_EQ(f[std::size_t(time_term::step)], (1980 - 10) / (h100.hw.sm_clock_mhz * 1e6));
     EXPECT_DOUBLE_EQ(f[std::size_t(time_term::shared)], 132 * 10 / sm_clocks);
+    EXPECT_DOUBLE_EQ(f[std::size_t(time_term::blocks)], 264 / sm_clocks);  // two blocks an SM
     EXPECT_EQ(f[std::size_t(time_term::latency)], 0);  // launches of a warp or more
     EXPECT_EQ(f[std::size_t(time_term::atomic)], 0);
     c[counter::threads] = 2;  // one thread per launch: latency-bound
@@ -147,15 +149,20 @@ TEST(TimeModel, StreamedLoadsMoveWholeDramAtoms) {
 TEST(TimeModel, BoundsSumTheirTermsAndTheLargestCounts) {
     time_vector f{}, c{};
     f.fill(1);
-    // launch, dram, l2, step, shared, latency, dram_latency, l2_latency, atomic
-    c = {1, 2, 3, 4, 5, 6, 7, 8, 9};
-    EXPECT_DOUBLE_EQ(predict_seconds(f, c), 1 + 6 + 7 + 8 + 9 + std::max(2 + 3, 4 + 5));
+    // launch, dram, l2, step, shared, latency, dram_latency, l2_latency, atomic, blocks
+    c = {1, 2, 3, 4, 5, 6, 7, 8, 9, 7};
+    EXPECT_DOUBLE_EQ(predict_seconds(f, c), 1 + 6 + 7 + 8 + 9 + std::max({2 + 3, 4 + 5, 7}));
     EXPECT_EQ(dominant_group(f, c), time_bound::issue);
     EXPECT_EQ(dominant_bound(f, c), time_term::shared);
     c[std::size_t(time_term::dram)] = 20;
     EXPECT_EQ(dominant_group(f, c), time_bound::memory);
     EXPECT_EQ(dominant_bound(f, c), time_term::dram);
     EXPECT_EQ(name(time_bound::memory), "memory");
+    c[std::size_t(time_term::blocks)] = 30;  // the dispatch bound, a third of the max
+    EXPECT_DOUBLE_EQ(predict_seconds(f, c), 1 + 6 + 7 + 8 + 9 + 30);
+    EXPECT_EQ(dominant_group(f, c), time_bound::dispatch);
+    EXPECT_EQ(dominant_bound(f, c), time_term::blocks);
+    EXPECT_EQ(name(time_bound::dispatch), "dispatch");
 }
 
 TEST(TimeModel, MoreBandwidthNeverSlower) {
@@ -187,7 +194,7 @@ TEST(TimeModel, FitJsonRoundTrip) {
     EXPECT_TRUE(g.check_datasets.empty());
     EXPECT_FALSE(fit_to_json(f).contains("check_datasets"));  // optional: written only when checked
     EXPECT_EQ(g.quality, f.quality);
-    EXPECT_EQ(fit_to_json(f)["schema"], "agpu.fit/7");
+    EXPECT_EQ(fit_to_json(f)["schema"], "agpu.fit/8");
     f.check_datasets = {"validate/data/h200/stats", "validate/data/h200/scan"};
     EXPECT_EQ(fit_from_json(fit_to_json(f), "mem").check_datasets, f.check_datasets);
 }
@@ -250,11 +257,11 @@ TEST(TimeModel, OlderFitsAreRefused) {
     f.device = "h100";
     f.date = "2026";
     auto j = fit_to_json(f);
-    for (const char* old : {"agpu.fit/2", "agpu.fit/3", "agpu.fit/4", "agpu.fit/5", "agpu.fit/6"}) {
+    for (const char* old : {"agpu.fit/2", "agpu.fit/3", "agpu.fit/4", "agpu.fit/5", "agpu.fit/6", "agpu.fit/7"}) {
         j["schema"] = old;
         EXPECT_EQ(error_of([&] { fit_from_json(j, "f.json"); }),
                   std::string("f.json: field schema: \"") + old +
-                      "\" is an older time model than this agpu's (agpu.fit/7: atomics at the L2's rate, the L2 priced by the "
+                      "\" is an older time model than this agpu's (agpu.fit/8: a cost per thread block, atomics at the L2's rate, the L2 priced by the "
                       "blocks it serves, shared at the pipeline's rate); refit with agpu fit");
     }
 }
@@ -294,12 +301,12 @@ TEST(TimeModel, FitFileErrorsNameFieldAndRule) {
         change(j);
         return error_of([&] { fit_from_json(j, "f.json"); });
     };
-    EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/8"; }),
-              "f.json: field schema: \"agpu.fit/8\" is newer than this agpu reads (agpu.fit/7); use a newer agpu or refit");
+    EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/9"; }),
+              "f.json: field schema: \"agpu.fit/9\" is newer than this agpu reads (agpu.fit/8); use a newer agpu or refit");
     EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/1"; }),
-              "f.json: field schema: \"agpu.fit/1\" is an older time model than this agpu's (agpu.fit/7: atomics at the L2's "
+              "f.json: field schema: \"agpu.fit/1\" is an older time model than this agpu's (agpu.fit/8: a cost per thread block, atomics at the L2's "
               "rate, the L2 priced by the blocks it serves, shared at the pipeline's rate); refit with agpu fit");
-    EXPECT_EQ(with([](auto& j) { j["schema"] = "other/1"; }), "f.json: field schema: must be agpu.fit/7, got \"other/1\"");
+    EXPECT_EQ(with([](auto& j) { j["schema"] = "other/1"; }), "f.json: field schema: must be agpu.fit/8, got \"other/1\"");
     EXPECT_EQ(with([](auto& j) { j.erase("schema"); }), "f.json: field schema: is required");
     EXPECT_EQ(with([](auto& j) { j["constants"]["dram"] = -1; }),
               "f.json: field constants.dram: must be finite and non-negative, got -1");

@@ -268,7 +268,8 @@ section fit_section(const model::time_fit& used, const validate::fit_report& ref
     section s{"fit", "The time model's fit and its errors", {}};
     s.add("Seconds = c_launch x launches x launch overhead + max(memory: c_dram x DRAM sectors x 32 B / bandwidth + "
           "c_l2 x blocks the L2 serves beyond DRAM's / (SMs x clock), issue: c_step x (time_steps - bank-conflict wavefronts / SMs) / clock + "
-          "c_shared x bank-conflict wavefronts / (SMs x clock), c_shared = 1: the shared pipeline's rate, not fitted) + "
+          "c_shared x bank-conflict wavefronts / (SMs x clock), c_shared = 1: the shared pipeline's rate, not fitted, "
+          "dispatch: c_blocks x thread blocks / (SMs x clock)) + "
           "(c_latency x steps + c_dram_latency x DRAM atoms + c_l2_latency x sectors first read from the "
           "L2) / clock for launches of less than a warp + c_atomic x atomic sectors / "
           "clock, where a run whose footprint fits in the L2 moves at most its footprint from DRAM "

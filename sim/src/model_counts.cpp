@@ -13,8 +13,8 @@ using model::counter;
 std::string to_string(count_source s) { return s == count_source::closed_form ? "closed form" : "simulator"; }
 
 const std::vector<counter>& time_model_counters() {
-    static const std::vector<counter> c = {counter::launches, counter::threads, counter::time_steps,
-                                           counter::global_sectors, counter::global_atomic_sectors};
+    static const std::vector<counter> c = {counter::launches,       counter::threads,        counter::thread_blocks,
+                                           counter::time_steps,     counter::global_sectors, counter::global_atomic_sectors};
     return c;
 }
 

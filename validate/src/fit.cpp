@@ -2,6 +2,7 @@
 #include "agpu/utc_time.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -143,11 +144,24 @@ namespace {
 // (model/README.md, session 15).
 constexpr double fit_ridge = 1e-6;
 
-// Whether term t applies to row r: a term of neither bound always, a bound's
-// term where `charged` puts the row in that bound (every term where it is
-// empty).
-bool charges(const model::time_term_info& t, const std::vector<model::time_bound>& charged, std::size_t r) {
-    return t.bound == model::time_bound::none || charged.empty() || charged[r] == t.bound;
+// Each term's bound for one search of the charges: the model's (time_term_table),
+// or with the dispatch bound's terms folded into the issue bound (the first
+// search, fit_constants below).
+using term_bounds = std::array<model::time_bound, model::time_term_count>;
+
+term_bounds model_bounds(bool fold_dispatch) {
+    term_bounds tb{};
+    for (const auto& t : model::time_term_table)
+        tb[std::size_t(t.id)] = fold_dispatch && t.bound == model::time_bound::dispatch ? model::time_bound::issue : t.bound;
+    return tb;
+}
+
+// Whether term t applies to row r: a term of no bound always, a bound's term
+// where `charged` puts the row in that bound (every term where it is empty).
+bool charges(const term_bounds& tb, const model::time_term_info& t, const std::vector<model::time_bound>& charged,
+             std::size_t r) {
+    const auto b = tb[std::size_t(t.id)];
+    return b == model::time_bound::none || charged.empty() || charged[r] == b;
 }
 
 // NNLS on the rows, relative-error weighted and each row also multiplied by
@@ -157,7 +171,8 @@ bool charges(const model::time_term_info& t, const std::vector<model::time_bound
 // of the measured time is taken off the right-hand side, and the constant is
 // set, not solved for.
 model::time_vector nnls_rows(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows,
-                             const std::vector<model::time_bound>& charged, const std::vector<double>& weight) {
+                             const term_bounds& tb, const std::vector<model::time_bound>& charged,
+                             const std::vector<double>& weight) {
     const auto terms = Eigen::Index(model::time_term_count);
     const auto m = Eigen::Index(rows.size());
     // The rows' equations, then one ridge row per term (below).
@@ -168,7 +183,7 @@ model::time_vector nnls_rows(const std::vector<fit_sample>& samples, const std::
         AGPU_CHECK(s.measured_s > 0, "sample " + s.run_id + " has no positive time");
         double fixed_share = 0;
         for (const auto& t : model::time_term_table) {
-            const double x = charges(t, charged, r) ? s.features[std::size_t(t.id)] / s.measured_s : 0;
+            const double x = charges(tb, t, charged, r) ? s.features[std::size_t(t.id)] / s.measured_s : 0;
             if (t.fixed) fixed_share += *t.fixed * x;
             A(Eigen::Index(r), Eigen::Index(t.id)) = t.fixed ? 0 : weight[r] * x;
         }
@@ -200,11 +215,11 @@ model::time_vector nnls_rows(const std::vector<fit_sample>& samples, const std::
 
 // The charged rows' relative error under constants c (the linear model of
 // the charge, not the max: what the weighted NNLS fits).
-double charged_relative_error(const fit_sample& s, const model::time_vector& c, const std::vector<model::time_bound>& charged,
-                              std::size_t r) {
+double charged_relative_error(const fit_sample& s, const model::time_vector& c, const term_bounds& tb,
+                              const std::vector<model::time_bound>& charged, std::size_t r) {
     double p = 0;
     for (const auto& t : model::time_term_table) {
-        if (charges(t, charged, r)) p += s.features[std::size_t(t.id)] * c[std::size_t(t.id)];
+        if (charges(tb, t, charged, r)) p += s.features[std::size_t(t.id)] * c[std::size_t(t.id)];
     }
     return p / s.measured_s - 1;
 }
@@ -219,13 +234,14 @@ constexpr int irls_iterations = 30;
 constexpr double irls_floor = 1e-3;  // a 0.1% error: below it rows weigh the same
 
 model::time_vector irls_rows(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows,
-                             const std::vector<model::time_bound>& charged) {
+                             const term_bounds& tb, const std::vector<model::time_bound>& charged) {
     std::vector<double> weight(rows.size(), 1.0);
-    model::time_vector c = nnls_rows(samples, rows, charged, weight);
+    model::time_vector c = nnls_rows(samples, rows, tb, charged, weight);
     for (int it = 0; it < irls_iterations; ++it) {
         for (std::size_t r = 0; r < rows.size(); ++r)
-            weight[r] = 1 / std::sqrt(std::max(std::fabs(charged_relative_error(samples[rows[r]], c, charged, r)), irls_floor));
-        const auto next = nnls_rows(samples, rows, charged, weight);
+            weight[r] =
+                1 / std::sqrt(std::max(std::fabs(charged_relative_error(samples[rows[r]], c, tb, charged, r)), irls_floor));
+        const auto next = nnls_rows(samples, rows, tb, charged, weight);
         double moved = 0;
         for (std::size_t t = 0; t < model::time_term_count; ++t)
             moved = std::max(moved, std::fabs(next[t] - c[t]) / std::max(std::fabs(c[t]), 1e-300));
@@ -235,36 +251,83 @@ model::time_vector irls_rows(const std::vector<fit_sample>& samples, const std::
     return c;
 }
 
-double bound_sum(const model::time_vector& features, const model::time_vector& c, model::time_bound b) {
+double bound_sum(const model::time_vector& features, const model::time_vector& c, const term_bounds& tb,
+                 model::time_bound b) {
     double s = 0;
     for (const auto& t : model::time_term_table)
-        if (t.bound == b) s += features[std::size_t(t.id)] * c[std::size_t(t.id)];
+        if (tb[std::size_t(t.id)] == b) s += features[std::size_t(t.id)] * c[std::size_t(t.id)];
     return s;
 }
 
+constexpr std::array<model::time_bound, 3> max_bounds = {model::time_bound::memory, model::time_bound::issue,
+                                                         model::time_bound::dispatch};
+
+// model::predict_seconds and model::dominant_group under these bounds.
+double predict(const model::time_vector& f, const model::time_vector& c, const term_bounds& tb) {
+    double most = 0;
+    for (auto b : max_bounds) most = std::max(most, bound_sum(f, c, tb, b));
+    return bound_sum(f, c, tb, model::time_bound::none) + most;
+}
+
+model::time_bound dominant(const model::time_vector& f, const model::time_vector& c, const term_bounds& tb) {
+    model::time_bound best = max_bounds[0];
+    double most = bound_sum(f, c, tb, best);
+    for (auto b : max_bounds) {
+        const double s = bound_sum(f, c, tb, b);
+        if (s > most) {
+            most = s;
+            best = b;
+        }
+    }
+    return best;
+}
+
 enum class loss : std::uint8_t { squares, absolute };
+
+// The fit's error under constants c: the max model's sum of squared or
+// absolute relative errors.
+double fit_error(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows, const model::time_vector& c,
+                 const term_bounds& tb, loss l) {
+    double e = 0;
+    for (auto i : rows) {
+        const double r = predict(samples[i].features, c, tb) / samples[i].measured_s - 1;
+        e += l == loss::squares ? r * r : std::fabs(r);
+    }
+    return e;
+}
+
+model::time_vector solve_charged(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows,
+                                 const term_bounds& tb, loss l, const std::vector<model::time_bound>& charged) {
+    return l == loss::squares ? nnls_rows(samples, rows, tb, charged, std::vector<double>(rows.size(), 1.0))
+                              : irls_rows(samples, rows, tb, charged);
+}
+
+// Recharges every run with its dominant bound under c and refits, until the
+// error stops falling (at most 100 rounds); returns the best constants.
+model::time_vector recharge(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows,
+                            const term_bounds& tb, loss l, model::time_vector c, double& best) {
+    for (int round = 0; round < 100; ++round) {
+        std::vector<model::time_bound> now;
+        for (auto i : rows) now.push_back(dominant(samples[i].features, c, tb));
+        const auto x = solve_charged(samples, rows, tb, l, now);
+        const double e = fit_error(samples, rows, x, tb, l);
+        if (e >= best) break;
+        best = e;
+        c = x;
+    }
+    return c;
+}
 
 // One search of the bounds' charges (fit_constants) under `l`: NNLS (squares)
 // or IRLS (absolute) per charge, the max model's sum of squared or absolute
 // relative errors to choose. `start`, when given, is the first candidate
 // and orders the first split search.
-model::time_vector search_charges(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows, loss l,
-                                  const std::optional<model::time_vector>& start) {
+model::time_vector search_charges(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows,
+                                  const term_bounds& tb, loss l, const std::optional<model::time_vector>& start) {
     using model::time_bound;
-    const std::vector<double> unit(rows.size(), 1.0);
-    auto solve = [&](const std::vector<time_bound>& charged) {
-        return l == loss::squares ? nnls_rows(samples, rows, charged, unit) : irls_rows(samples, rows, charged);
-    };
-    auto error = [&](const model::time_vector& c) {
-        double e = 0;
-        for (auto i : rows) {
-            const double r = model::predict_seconds(samples[i].features, c) / samples[i].measured_s - 1;
-            e += l == loss::squares ? r * r : std::fabs(r);
-        }
-        return e;
-    };
+    auto solve = [&](const std::vector<time_bound>& charged) { return solve_charged(samples, rows, tb, l, charged); };
     model::time_vector c = start ? *start : solve({});
-    double best = error(c);
+    double best = fit_error(samples, rows, c, tb, l);
     for (int search = 0; search < 8; ++search) {
         const double before = best;
         // Constants NNLS left at 0 still order the runs: a bound whose terms are all 0 would tie every run.
@@ -273,8 +336,9 @@ model::time_vector search_charges(const std::vector<fit_sample>& samples, const 
         std::vector<double> ratio(rows.size());
         for (std::size_t r = 0; r < rows.size(); ++r) {
             const auto& f = samples[rows[r]].features;
-            const double issue = bound_sum(f, order_c, time_bound::issue);
-            ratio[r] = issue > 0 ? bound_sum(f, order_c, time_bound::memory) / issue : std::numeric_limits<double>::infinity();
+            const double issue = bound_sum(f, order_c, tb, time_bound::issue);
+            ratio[r] =
+                issue > 0 ? bound_sum(f, order_c, tb, time_bound::memory) / issue : std::numeric_limits<double>::infinity();
         }
         std::vector<std::size_t> by_ratio(rows.size());
         for (std::size_t r = 0; r < rows.size(); ++r) by_ratio[r] = r;
@@ -283,21 +347,13 @@ model::time_vector search_charges(const std::vector<fit_sample>& samples, const 
         for (std::size_t split = 0; split <= rows.size(); ++split) {
             if (split > 0) charged[by_ratio[split - 1]] = time_bound::issue;
             const auto x = solve(charged);
-            const double e = error(x);
+            const double e = fit_error(samples, rows, x, tb, l);
             if (e < best) {
                 best = e;
                 c = x;
             }
         }
-        for (int round = 0; round < 100; ++round) {
-            std::vector<time_bound> now;
-            for (auto i : rows) now.push_back(model::dominant_group(samples[i].features, c));
-            const auto x = solve(now);
-            const double e = error(x);
-            if (e >= best) break;
-            best = e;
-            c = x;
-        }
+        c = recharge(samples, rows, tb, l, c, best);
         if (best >= before * (1 - 1e-9)) break;
     }
     return c;
@@ -323,8 +379,20 @@ model::time_vector fit_constants(const std::vector<fit_sample>& samples, const s
     // absolute ones (IRLS) starting from the first one's constants, so the
     // second starts from a good charge and keeps it when nothing is better
     // (an exact fit stays exact).
-    const auto squares = search_charges(samples, rows, loss::squares, std::nullopt);
-    return search_charges(samples, rows, loss::absolute, squares);
+    //
+    // The dispatch bound (the blocks term) is a third bound of the max. The
+    // split search above is for two, so it runs with the dispatch bound's
+    // terms in the issue bound; from its constants every run is recharged
+    // with its largest of the three bounds and refitted until the error stops
+    // falling. Both passes do both (with no dispatch term, the recharge
+    // changes nothing).
+    const auto folded = model_bounds(true), bounds = model_bounds(false);
+    auto pass = [&](loss l, const std::optional<model::time_vector>& start) {
+        const auto c = search_charges(samples, rows, folded, l, start);
+        double best = fit_error(samples, rows, c, bounds, l);
+        return recharge(samples, rows, bounds, l, c, best);
+    };
+    return pass(loss::absolute, pass(loss::squares, std::nullopt));
 }
 
 error_stats summarise(const std::vector<double>& predicted, const std::vector<double>& measured,

@@ -101,6 +101,24 @@ TEST(Fit, RecoversTheL2AndSharedConstantsFromCounts) {
     for (std::size_t t = 0; t < model::time_term_count; ++t) EXPECT_NEAR(c[t], truth[t], ridge_bias * truth[t] + 1e-9) << t;
 }
 
+// The blocks term is a third bound of the max (dispatch): with runs bound by
+// each of the three, the fit finds every constant (its split search is for
+// two bounds; the recharge over three finishes it).
+TEST(Fit, RecoversTheDispatchBound) {
+    const model::time_vector truth = {2, 1.0, 0.5, 0.4, 1, 0, 0, 0, 1, 1.9};
+    const auto samples = synthetic(truth);
+    std::size_t dispatch = 0, issue = 0;
+    for (const auto& s : samples) {
+        dispatch += model::dominant_group(s.features, truth) == model::time_bound::dispatch;
+        issue += model::dominant_group(s.features, truth) == model::time_bound::issue;
+    }
+    ASSERT_GT(dispatch, 5u);  // each bound bounds some runs
+    ASSERT_GT(issue, 5u);
+    ASSERT_LT(dispatch + issue, samples.size() - 5);
+    const auto c = fit_constants(samples);
+    for (std::size_t t = 0; t < model::time_term_count; ++t) EXPECT_NEAR(c[t], truth[t], 10 * ridge_bias * std::max(truth[t], 1.0)) << t;
+}
+
 // The fit minimises absolute relative errors: a few runs timed 50% slow (a
 // session's slower launches) leave the constants of the others where they
 // are, where least squares would move every constant towards them.
@@ -109,7 +127,10 @@ TEST(Fit, AFewOutlyingRunsDoNotMoveTheConstants) {
     auto samples = synthetic(truth);
     for (std::size_t i : {5u, 23u, 41u}) samples[i].measured_s *= 1.5;
     const auto c = fit_constants(samples);
-    for (std::size_t t = 0; t < model::time_term_count; ++t) EXPECT_NEAR(c[t], truth[t], 1e-3 * std::max(truth[t], 1.0)) << t;
+    // Within 0.2%: IRLS approaches the least absolute error, whose optimum with
+    // three outliers is near the truth, not at it (the dispatch bound's
+    // recharge finds one 0.16% off in dram); least squares moves them by more.
+    for (std::size_t t = 0; t < model::time_term_count; ++t) EXPECT_NEAR(c[t], truth[t], 2e-3 * std::max(truth[t], 1.0)) << t;
 }
 
 // The shared pipeline's and the L2 atomics' constants are set, not fitted:

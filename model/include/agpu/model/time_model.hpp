@@ -6,7 +6,8 @@
 //     + max(memory: c_dram   * DRAM sectors * 32 B / bandwidth
 //                 + c_l2     * L2-served blocks / (k * clock),
 //           issue:  c_step   * (time_steps - bank-conflict wavefronts / k) / clock
-//                 + c_shared * bank-conflict wavefronts / (k * clock))
+//                 + c_shared * bank-conflict wavefronts / (k * clock),
+//           dispatch: c_blocks * thread blocks / (k * clock))
 //     + (c_latency * time_steps + c_dram_latency * DRAM atoms
 //        + c_l2_latency * (first-touch sectors - DRAM atoms)) * max(0, 1 - threads per launch / b) / clock
 //     + c_atomic  * global atomic sectors / clock
@@ -14,8 +15,8 @@
 // Each term is a count the simulator or a closed form gives, turned into
 // seconds by the device's own figures; its constant says how the hardware
 // does against that figure (c_dram = 1.25: 80% of peak bandwidth; c_step =
-// clocks per AGPU step). Memory and issue overlap on a GPU, so the two
-// bounds combine as a roofline (max); within a bound the terms add (they use
+// clocks per AGPU step). Memory, issue and the blocks' dispatch overlap on a
+// GPU, so the bounds combine as a roofline (max); within a bound the terms add (they use
 // the same pipeline); the other terms add. A max is not linear in the
 // constants, so the fit is per bound: every run is charged the bound that
 // dominates it under the current constants, NNLS (nnls.hpp) refits the
@@ -26,6 +27,24 @@
 // least-squares constants): runs whose launches were 30-60% slower in their
 // measurement session no longer pull every constant, which lowered the
 // held-out errors by 2 points by decade and 1.4 by algorithm.
+//
+// The blocks term. An SM spends about 150 clocks on each thread block it
+// starts and retires, whatever the block does: on the H100, micro/barriers
+// in blocks of 32, 64, 128 and 256 threads took 0.61-0.65 ns a block at 2^24
+// threads, that is 159-170 clocks per block per SM, where blocks of 512 and
+// 1024 threads stored the same 64 MB at 2.8 TB/s, bound by the memory
+// (validate/data/h100/bench/blocks-s24). It is neither per warp (a block of
+// one warp costs what a block of four does) nor per wave of resident blocks
+// (blocks of 32 threads, 32 an SM, and of 64 threads, 32 an SM, cost the
+// same per block). The fit's data until session 23 had every micro kernel at
+// two sizes and could not see it (the launch constant took it in: 5.2 us a
+// launch, where a launch of one small block takes 3.4); with the micro suite
+// at 10^5 to 2^24 and these blocks fitted it is about 150 clocks. It is a
+// bound of its own in the max, not a term of the issue bound: four barriers
+// a thread (32 barrier warp-instructions a block of 256) added 0.4% to those
+// blocks' time (0.04% for blocks of one warp), where the issue bound's sum
+// would add the steps' 12%; and a block's own steps hide it when they are
+// many (APSP's tiles).
 //
 // The L2 terms. Global sectors (loads, stores, atomics) all pass through the
 // L2; which of them also cross the DRAM interface depends on whether the
@@ -193,7 +212,7 @@
 // side: it stays with the host's submission taken out of the timing,
 // validate/data/h100/bench/timing-session9-hold).
 //
-// The fitted constants are a file (schema agpu.fit/6) with the provenance of
+// The fitted constants are a file (schema agpu.fit/8) with the provenance of
 // the fit; the committed H100 fit is compiled in (default_fit()).
 #pragma once
 
@@ -210,12 +229,14 @@
 
 namespace agpu::model {
 
-enum class time_term : std::uint8_t { launch, dram, l2, step, shared, latency, dram_latency, l2_latency, atomic, count_ };
+enum class time_term : std::uint8_t { launch, dram, l2, step, shared, latency, dram_latency, l2_latency, atomic, blocks, count_ };
 inline constexpr std::size_t time_term_count = static_cast<std::size_t>(time_term::count_);
 
 // The roofline's bounds: a term in one is summed with the other terms of its
-// bound, and only the largest bound counts; a term in none is added.
-enum class time_bound : std::uint8_t { none, memory, issue };
+// bound, and only the largest bound counts; a term in none is added. The
+// dispatch bound is the SMs' starting and retiring of thread blocks (the
+// blocks term), which overlaps both the memory and the issue.
+enum class time_bound : std::uint8_t { none, memory, issue, dispatch };
 std::string_view name(time_bound b);
 
 struct time_term_info {
@@ -257,6 +278,8 @@ inline constexpr std::array<time_term_info, time_term_count> time_term_table{{
     {time_term::atomic, "atomic",
      "SM clocks per global atomic sector (serialised in L2: the hardware's one update of a line a clock, not fitted)",
      "global_atomic_sectors / hardware.sm_clock_mhz", time_bound::none, 1.0},
+    {time_term::blocks, "blocks", "SM clocks per thread block per SM (starting a block and retiring it)",
+     "thread_blocks / (sm_count * hardware.sm_clock_mhz)", time_bound::dispatch},
 }};
 
 constexpr const time_term_info& info(time_term t) { return time_term_table[static_cast<std::size_t>(t)]; }
@@ -275,9 +298,10 @@ double dram_sectors(const counts& c, const device& d, std::uint64_t footprint_by
 
 // The additive terms' constant * feature plus the largest bound's sum.
 double predict_seconds(const time_vector& features, const time_vector& constants);
-// The bound (memory or issue) whose sum is the largest under these constants.
+// The bound (memory, issue or dispatch) whose sum is the largest under these
+// constants (ties: memory, then issue).
 time_bound dominant_group(const time_vector& features, const time_vector& constants);
-// The largest term of the dominant bound (dram, l2, step or shared): what limits the run.
+// The largest term of the dominant bound (dram, l2, step, shared or blocks): what limits the run.
 time_term dominant_bound(const time_vector& features, const time_vector& constants);
 
 // Version 2 added the L2 and shared terms (version 1's dram term charged
@@ -290,9 +314,11 @@ time_term dominant_bound(const time_vector& features, const time_vector& constan
 // counts), so it is refused: refit. Version 6: the L2 term prices the global
 // blocks (b-word lines) the L2 serves, where version 5 priced sectors.
 // Version 7: the atomic constant is the hardware's rate (1), where version 6
-// fitted it.
-inline constexpr const char* fit_schema = "agpu.fit/7";
-inline constexpr int fit_schema_version = 7;
+// fitted it. Version 8: the blocks term, a cost per thread block, the
+// dispatch bound of the max (a version 7 file has none, and its launch
+// constant took that cost into each launch).
+inline constexpr const char* fit_schema = "agpu.fit/8";
+inline constexpr int fit_schema_version = 8;
 
 // A fit: the constants and where they came from.
 struct time_fit {

@@ -1,0 +1,87 @@
+# Session 24's tries (README.md, "Session 24"), on samples of `agpu fit --runs --format json`:
+# - blocks: a clock per thread block per SM (thread blocks / (SMs * clock) at constant 1), the cost that
+#   bench/blocks-s24 measured; `issue` puts it in the issue bound (agpu.fit/8's blocks term, committed), `third`
+#   in a bound of its own (max(memory, issue, blocks)), `added` outside the max, `none` leaves it out (agpu.fit/7);
+# - waves: a cost per wave of the blocks an SM holds at once (by threads, at most 32, by shared memory),
+#   thread blocks / (SMs * resident blocks) per run, a clock a wave at constant 1 (Little's law: a short block's
+#   dispatch, round trip and exit paid once a wave), in the same places.
+#   session24.py XFIT[+MORE] XCHECK waves|blocks third|issue|added|none [full]
+#       fitted on XFIT's samples (and MORE's check samples: bench/blocks-s24's); in sample, or with full the
+#       cross-validations (by decade, by algorithm) and the H200 check XCHECK
+#   session24.py never-fitted FIT MORE CHECK XFIT XCHECK
+#       fitted on FIT + MORE (session 23's fit samples and blocks-s24's) with and without the blocks term; the
+#       timing-s23 runs of XFIT / XCHECK (which that fit never saw) predicted
+import math, sys
+import replica as rep
+from replica import load, feat, mape, Model
+from experiments import CLK
+from session23 import ThreeBounds
+
+SMEM = {'h100': 233472, 'h200': 233472}
+
+def resident_blocks(s):
+    t = s['totals']; tpb = t['threads'] / max(t['thread_blocks'], 1)
+    by_threads = 2048 // max(int(math.ceil(tpb / 32) * 32), 32)
+    words = t['shared_words_max']
+    by_smem = SMEM[s['device']] // (words * 4 + 1024) if words else 32
+    return max(1, min(32, by_threads, by_smem))
+
+def waves(s):
+    t = s['totals']
+    if t['threads'] == 0: return 0.0
+    return t['thread_blocks'] / (132 * resident_blocks(s)) / CLK[s['device']]
+
+class Third(ThreeBounds):
+    # max(memory, issue, third), as validate/src/fit.cpp fits agpu.fit/8's dispatch bound: each pass (squares,
+    # then absolute errors from its constants) searches the charges with the third bound's terms in the issue
+    # bound (ThreeBounds alone starts with no run charged to the third bound, so its constant stays 0), then
+    # moves each run to its largest of the three bounds and refits until the error stops falling.
+    # THIRD_START_ONLY (session 24's first try, results-s24/*-third.txt before the C++): the absolute pass
+    # only recharges, from the squares pass's constants.
+    def search(self, F, y, sq, start):
+        if start is None or not THIRD_START_ONLY:
+            two = Model({k: (fn, 'i') for k, (fn, b) in self.extra.items()})
+            start = two.search(F, y, sq, start)
+        return ThreeBounds.search(self, F, y, sq, start)
+
+THIRD_START_ONLY = False
+
+def run_full(extra, S, C, model):
+    # replica.run with another model class
+    saved = rep.Model; rep.Model = model
+    try: return rep.run(extra, S, C, True)
+    finally: rep.Model = saved
+
+def blocks(s):
+    return s['totals']['thread_blocks'] / 132 / CLK[s['device']]
+
+def never_fitted(fit, more, check, xfit, xcheck):
+    # Fitted on FIT+MORE (session 23's fit data and blocks-s24), with and without the blocks term: the MAPE on
+    # bench/timing-s23's runs, which that fit never saw (taken from the extended samples XFIT and XCHECK).
+    S = load(fit) + load(more, 'check'); C = load(check, 'check')
+    T = [s for s in load(xfit) if 'timing-s23' in s['dataset']]
+    TH = [s for s in load(xcheck, 'check') if 'timing-s23' in s['dataset']]
+    micro = lambda s: s['algo'].startswith('micro')
+    for name, extra in (('agpu.fit/7', {}), ('agpu.fit/8', {'blocks': (blocks, 'i')})):
+        M = Model(extra); c = M.fit([feat(s, extra) for s in S], [s['measured_s'] for s in S])
+        def m(X, keep):
+            X = [s for s in X if keep(s)]
+            return mape(M, [feat(s, extra) for s in X], [s['measured_s'] for s in X], c), len(X)
+        print('%s: in sample %.2f (%d runs), H200 %.2f (%d) | never fitted, H100: scan/rank/stats %.2f (%d), micro %.2f (%d)'
+              ' | H200: %.2f (%d), micro %.2f (%d)' % ((name,) + m(S, lambda s: True) + m(C, lambda s: True) +
+              m(T, lambda s: not micro(s)) + m(T, micro) + m(TH, lambda s: not micro(s)) + m(TH, micro)))
+
+if __name__ == '__main__':
+    if sys.argv[1] == 'never-fitted':
+        never_fitted(*sys.argv[2:7]); sys.exit(0)
+    # XFIT may be FIT+MORE: MORE's check samples (bench/blocks-s24, `agpu fit --check ... --runs --format json`) fitted too
+    fit, _, more = sys.argv[1].partition('+')
+    S = load(fit) + (load(more, 'check') if more else []); C = load(sys.argv[2], 'check')
+    what = sys.argv[3]; where = sys.argv[4]; full = sys.argv[5:] == ['full']
+    bound = {'third': 'c', 'issue': 'i', 'added': None, 'none': None}[where]
+    model = Third if bound == 'c' else Model
+    extra = {} if where == 'none' else {what: ({'waves': waves, 'blocks': blocks}[what], bound)}
+    if full: run_full(extra, S, C, model)
+    else:
+        from session23 import fit_in_sample
+        fit_in_sample(extra, S, C, model)
