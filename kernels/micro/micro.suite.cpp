@@ -52,6 +52,26 @@ AGPU_REGISTER_SUITE({"micro-blocks", "short-lived blocks of 32 to 1024 threads: 
                       {"micro/barriers", {"count=4", "threads=512"}},
                       {"micro/barriers", {"count=4", "threads=1024"}}}});
 
+// Launches of one block (n = 256) and of one block an SM (132 x 256 on the
+// H100), 0 to 512 barriers a thread, in blocks of 32, 256 and 1024 threads: what
+// a chain of barriers costs a launch that nothing else hides (the APSP tiles'
+// and the reductions' merges are such chains), per barrier and per warp.
+AGPU_REGISTER_SUITE({"micro-chains", "launches of one block, or one block an SM: what a chain of barriers costs",
+                     {256, 33792},
+                     {{"micro/barriers", {"count=0", "threads=256"}},
+                      {"micro/barriers", {"count=8", "threads=256"}},
+                      {"micro/barriers", {"count=32", "threads=256"}},
+                      {"micro/barriers", {"count=128", "threads=256"}},
+                      {"micro/barriers", {"count=512", "threads=256"}},
+                      {"micro/barriers", {"count=0", "threads=1024"}},
+                      {"micro/barriers", {"count=8", "threads=1024"}},
+                      {"micro/barriers", {"count=32", "threads=1024"}},
+                      {"micro/barriers", {"count=128", "threads=1024"}},
+                      {"micro/barriers", {"count=512", "threads=1024"}},
+                      {"micro/barriers", {"count=0", "threads=32"}},
+                      {"micro/barriers", {"count=128", "threads=32"}},
+                      {"micro/barriers", {"count=512", "threads=32"}}}});
+
 // One thread's pointer chase at links 4, 8, 32 and 128 bytes apart (1/8, 1/4
 // and 1 new sector per load, and a 128-byte block of its own per load), at
 // three decades of n: what the time model's latency terms are fitted on
