@@ -5,9 +5,12 @@
 # - waves: a cost per wave of the blocks an SM holds at once (by threads, at most 32, by shared memory),
 #   thread blocks / (SMs * resident blocks) per run, a clock a wave at constant 1 (Little's law: a short block's
 #   dispatch, round trip and exit paid once a wave), in the same places.
-#   session24.py XFIT[+MORE] XCHECK waves|blocks third|issue|added|none [full]
-#       fitted on XFIT's samples (and MORE's check samples: bench/blocks-s24's); in sample, or with full the
-#       cross-validations (by decade, by algorithm) and the H200 check XCHECK
+#   session24.py XFIT[+MORE...] XCHECK waves|blocks third|issue|added|none [full]
+#       fitted on XFIT's samples (and each MORE's check samples: bench/blocks-s24's, chains-s24's); in sample, or
+#       with full the cross-validations (by decade, by algorithm) and the H200 check XCHECK
+#   session24.py XFIT[+MORE...] XCHECK barriers added|issue [full]
+#       agpu.fit/8 with a barrier chain (barriers per warp times waves, added) and with issue also barriers per
+#       busiest SM in the issue bound, from each run's totals
 #   session24.py never-fitted FIT MORE CHECK XFIT XCHECK
 #       fitted on FIT + MORE (session 23's fit samples and blocks-s24's) with and without the blocks term; the
 #       timing-s23 runs of XFIT / XCHECK (which that fit never saw) predicted
@@ -15,7 +18,7 @@ import math, sys
 import replica as rep
 from replica import load, feat, mape, Model
 from experiments import CLK
-from session23 import ThreeBounds
+from session23 import ThreeBounds, per_launch
 
 SMEM = {'h100': 233472, 'h200': 233472}
 
@@ -52,6 +55,15 @@ def run_full(extra, S, C, model):
     try: return rep.run(extra, S, C, True)
     finally: rep.Model = saved
 
+def barrier_chain(s):
+    t, L, nblocks, tpb, w = per_launch(s)
+    if t['threads'] == 0: return 0.0
+    return t['barrier_instructions'] / max(t['threads'] / 32, 1) * w / CLK[s['device']]
+
+def barrier_sm(s):
+    t, L, nblocks, tpb, w = per_launch(s)
+    return t['barrier_instructions'] / max(1.0, min(132.0, nblocks)) / CLK[s['device']]
+
 def blocks(s):
     return s['totals']['thread_blocks'] / 132 / CLK[s['device']]
 
@@ -75,12 +87,20 @@ if __name__ == '__main__':
     if sys.argv[1] == 'never-fitted':
         never_fitted(*sys.argv[2:7]); sys.exit(0)
     # XFIT may be FIT+MORE: MORE's check samples (bench/blocks-s24, `agpu fit --check ... --runs --format json`) fitted too
-    fit, _, more = sys.argv[1].partition('+')
-    S = load(fit) + (load(more, 'check') if more else []); C = load(sys.argv[2], 'check')
+    fit, *more = sys.argv[1].split('+')
+    S = load(fit) + [s for m in more for s in load(m, 'check')]; C = load(sys.argv[2], 'check')
     what = sys.argv[3]; where = sys.argv[4]; full = sys.argv[5:] == ['full']
-    bound = {'third': 'c', 'issue': 'i', 'added': None, 'none': None}[where]
-    model = Third if bound == 'c' else Model
-    extra = {} if where == 'none' else {what: ({'waves': waves, 'blocks': blocks}[what], bound)}
+    if what == 'barriers':
+        # agpu.fit/8 and barrier chains (bench/chains-s24): barriers per warp times waves, added (a clock each at
+        # constant 1: the chain a launch waits for), with `issue` also barrier warp-instructions per busiest SM in the
+        # issue bound (a barrier's cost per warp); from each run's totals (its average launch)
+        extra = {'blocks': (blocks, 'c'), 'chain': (barrier_chain, None)}
+        if where == 'issue': extra['barrier_sm'] = (barrier_sm, 'i')
+        model = Third
+    else:
+        bound = {'third': 'c', 'issue': 'i', 'added': None, 'none': None}[where]
+        model = Third if bound == 'c' else Model
+        extra = {} if where == 'none' else {what: ({'waves': waves, 'blocks': blocks}[what], bound)}
     if full: run_full(extra, S, C, model)
     else:
         from session23 import fit_in_sample
