@@ -98,28 +98,34 @@ time_vector time_features(const counts& c, const device& d, std::uint64_t footpr
     return f;
 }
 
-namespace {
+term_bounds model_bounds() {
+    term_bounds b{};
+    for (const auto& t : time_term_table) b[std::size_t(t.id)] = t.bound;
+    return b;
+}
 
-double group_sum(const time_vector& features, const time_vector& constants, time_bound b) {
+double bound_sum(const time_vector& features, const time_vector& constants, time_bound b, const term_bounds& bounds) {
     double s = 0;
-    for (const auto& t : time_term_table)
-        if (t.bound == b) s += features[std::size_t(t.id)] * constants[std::size_t(t.id)];
+    for (std::size_t i = 0; i < time_term_count; ++i)
+        if (bounds[i] == b) s += features[i] * constants[i];
     return s;
 }
 
-}  // namespace
-
-time_bound dominant_group(const time_vector& features, const time_vector& constants) {
+time_bound dominant_group(const time_vector& features, const time_vector& constants, const term_bounds& bounds) {
     time_bound best = time_bound::memory;
-    double most = group_sum(features, constants, best);
+    double most = bound_sum(features, constants, best, bounds);
     for (const time_bound b : {time_bound::issue, time_bound::dispatch}) {
-        const double s = group_sum(features, constants, b);
+        const double s = bound_sum(features, constants, b, bounds);
         if (s > most) {
             most = s;
             best = b;
         }
     }
     return best;
+}
+
+time_bound dominant_group(const time_vector& features, const time_vector& constants) {
+    return dominant_group(features, constants, model_bounds());
 }
 
 time_term dominant_bound(const time_vector& features, const time_vector& constants) {
@@ -133,10 +139,15 @@ time_term dominant_bound(const time_vector& features, const time_vector& constan
     return *best;
 }
 
+double predict_seconds(const time_vector& features, const time_vector& constants, const term_bounds& bounds) {
+    return bound_sum(features, constants, time_bound::none, bounds) +
+           std::max({bound_sum(features, constants, time_bound::memory, bounds),
+                     bound_sum(features, constants, time_bound::issue, bounds),
+                     bound_sum(features, constants, time_bound::dispatch, bounds)});
+}
+
 double predict_seconds(const time_vector& features, const time_vector& constants) {
-    return group_sum(features, constants, time_bound::none) +
-           std::max({group_sum(features, constants, time_bound::memory), group_sum(features, constants, time_bound::issue),
-                     group_sum(features, constants, time_bound::dispatch)});
+    return predict_seconds(features, constants, model_bounds());
 }
 
 json fit_to_json(const time_fit& f) {

@@ -147,12 +147,12 @@ constexpr double fit_ridge = 1e-6;
 // Each term's bound for one search of the charges: the model's (time_term_table),
 // or with the dispatch bound's terms folded into the issue bound (the first
 // search, fit_constants below).
-using term_bounds = std::array<model::time_bound, model::time_term_count>;
+using model::term_bounds;
 
-term_bounds model_bounds(bool fold_dispatch) {
-    term_bounds tb{};
-    for (const auto& t : model::time_term_table)
-        tb[std::size_t(t.id)] = fold_dispatch && t.bound == model::time_bound::dispatch ? model::time_bound::issue : t.bound;
+term_bounds folded_bounds() {
+    term_bounds tb = model::model_bounds();
+    for (auto& b : tb)
+        if (b == model::time_bound::dispatch) b = model::time_bound::issue;
     return tb;
 }
 
@@ -251,37 +251,6 @@ model::time_vector irls_rows(const std::vector<fit_sample>& samples, const std::
     return c;
 }
 
-double bound_sum(const model::time_vector& features, const model::time_vector& c, const term_bounds& tb,
-                 model::time_bound b) {
-    double s = 0;
-    for (const auto& t : model::time_term_table)
-        if (tb[std::size_t(t.id)] == b) s += features[std::size_t(t.id)] * c[std::size_t(t.id)];
-    return s;
-}
-
-constexpr std::array<model::time_bound, 3> max_bounds = {model::time_bound::memory, model::time_bound::issue,
-                                                         model::time_bound::dispatch};
-
-// model::predict_seconds and model::dominant_group under these bounds.
-double predict(const model::time_vector& f, const model::time_vector& c, const term_bounds& tb) {
-    double most = 0;
-    for (auto b : max_bounds) most = std::max(most, bound_sum(f, c, tb, b));
-    return bound_sum(f, c, tb, model::time_bound::none) + most;
-}
-
-model::time_bound dominant(const model::time_vector& f, const model::time_vector& c, const term_bounds& tb) {
-    model::time_bound best = max_bounds[0];
-    double most = bound_sum(f, c, tb, best);
-    for (auto b : max_bounds) {
-        const double s = bound_sum(f, c, tb, b);
-        if (s > most) {
-            most = s;
-            best = b;
-        }
-    }
-    return best;
-}
-
 enum class loss : std::uint8_t { squares, absolute };
 
 // The fit's error under constants c: the max model's sum of squared or
@@ -290,7 +259,7 @@ double fit_error(const std::vector<fit_sample>& samples, const std::vector<std::
                  const term_bounds& tb, loss l) {
     double e = 0;
     for (auto i : rows) {
-        const double r = predict(samples[i].features, c, tb) / samples[i].measured_s - 1;
+        const double r = model::predict_seconds(samples[i].features, c, tb) / samples[i].measured_s - 1;
         e += l == loss::squares ? r * r : std::fabs(r);
     }
     return e;
@@ -308,7 +277,7 @@ model::time_vector recharge(const std::vector<fit_sample>& samples, const std::v
                             const term_bounds& tb, loss l, model::time_vector c, double& best) {
     for (int round = 0; round < 100; ++round) {
         std::vector<model::time_bound> now;
-        for (auto i : rows) now.push_back(dominant(samples[i].features, c, tb));
+        for (auto i : rows) now.push_back(model::dominant_group(samples[i].features, c, tb));
         const auto x = solve_charged(samples, rows, tb, l, now);
         const double e = fit_error(samples, rows, x, tb, l);
         if (e >= best) break;
@@ -336,9 +305,9 @@ model::time_vector search_charges(const std::vector<fit_sample>& samples, const 
         std::vector<double> ratio(rows.size());
         for (std::size_t r = 0; r < rows.size(); ++r) {
             const auto& f = samples[rows[r]].features;
-            const double issue = bound_sum(f, order_c, tb, time_bound::issue);
-            ratio[r] =
-                issue > 0 ? bound_sum(f, order_c, tb, time_bound::memory) / issue : std::numeric_limits<double>::infinity();
+            const double issue = model::bound_sum(f, order_c, time_bound::issue, tb);
+            ratio[r] = issue > 0 ? model::bound_sum(f, order_c, time_bound::memory, tb) / issue
+                                 : std::numeric_limits<double>::infinity();
         }
         std::vector<std::size_t> by_ratio(rows.size());
         for (std::size_t r = 0; r < rows.size(); ++r) by_ratio[r] = r;
@@ -386,7 +355,7 @@ model::time_vector fit_constants(const std::vector<fit_sample>& samples, const s
     // with its largest of the three bounds and refitted until the error stops
     // falling. Both passes do both (with no dispatch term, the recharge
     // changes nothing).
-    const auto folded = model_bounds(true), bounds = model_bounds(false);
+    const auto folded = folded_bounds(), bounds = model::model_bounds();
     auto pass = [&](loss l, const std::optional<model::time_vector>& start) {
         const auto c = search_charges(samples, rows, folded, l, start);
         double best = fit_error(samples, rows, c, bounds, l);

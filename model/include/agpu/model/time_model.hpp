@@ -296,11 +296,22 @@ time_vector time_features(const counts& c, const device& d, std::uint64_t footpr
 // bounded where the footprint is unknown (0) or the device has no L2.
 double dram_sectors(const counts& c, const device& d, std::uint64_t footprint_bytes);
 
+// Each term's bound: the model's (time_term_table's, model_bounds()), or
+// another assignment (the fit's first search puts the dispatch bound's terms
+// in the issue bound: validate/src/fit.cpp).
+using term_bounds = std::array<time_bound, time_term_count>;
+term_bounds model_bounds();
+// The sum of constant * feature over the terms that `bounds` puts in bound b.
+double bound_sum(const time_vector& features, const time_vector& constants, time_bound b,
+                 const term_bounds& bounds = model_bounds());
+
 // The additive terms' constant * feature plus the largest bound's sum.
 double predict_seconds(const time_vector& features, const time_vector& constants);
+double predict_seconds(const time_vector& features, const time_vector& constants, const term_bounds& bounds);
 // The bound (memory, issue or dispatch) whose sum is the largest under these
 // constants (ties: memory, then issue).
 time_bound dominant_group(const time_vector& features, const time_vector& constants);
+time_bound dominant_group(const time_vector& features, const time_vector& constants, const term_bounds& bounds);
 // The largest term of the dominant bound (dram, l2, step, shared or blocks): what limits the run.
 time_term dominant_bound(const time_vector& features, const time_vector& constants);
 
