@@ -11,6 +11,7 @@
 #   session24.py XFIT[+MORE...] XCHECK barriers added|issue [full]
 #       agpu.fit/8 with a barrier chain (barriers per warp times waves, added) and with issue also barriers per
 #       busiest SM in the issue bound, from each run's totals
+#   session24.py tables BLOCKS_CSV CHAINS_CSV   the blocks-s24 and chains-s24 READMEs' tables from their measurements.csv
 #   session24.py never-fitted FIT MORE CHECK XFIT XCHECK
 #       fitted on FIT + MORE (session 23's fit samples and blocks-s24's) with and without the blocks term; the
 #       timing-s23 runs of XFIT / XCHECK (which that fit never saw) predicted
@@ -83,7 +84,34 @@ def never_fitted(fit, more, check, xfit, xcheck):
               ' | H200: %.2f (%d), micro %.2f (%d)' % ((name,) + m(S, lambda s: True) + m(C, lambda s: True) +
               m(T, lambda s: not micro(s)) + m(T, micro) + m(TH, lambda s: not micro(s)) + m(TH, micro)))
 
+def tables(blocks_csv, chains_csv):
+    # The READMEs' tables of bench/blocks-s24 and bench/chains-s24: each run's median launch time (time_ms of launch
+    # 0), per block at 2^24 (blocks-s24), per barrier between 0 and 512 barriers (chains-s24), in SM clocks at 1980 MHz.
+    import csv
+    def runs(path):
+        t = {}
+        for r in csv.DictReader(open(path)):
+            if r['counter'] == 'time_ms' and r['launch'] == '0':
+                p = dict(kv.split('=') for kv in r['params'].split(';'))
+                t[(int(p['threads']), int(r['n']), int(p['count']))] = float(r['value']) * 1e3
+        return t
+    b = runs(blocks_csv)
+    print('blocks-s24: us per launch, count=0 (count=4), and ns a block at 2^24')
+    for th in sorted({k[0] for k in b}):
+        cells = ['%8.2f (%6.2f)' % (b[(th, n, 0)], b[(th, n, 4)]) for n in sorted({k[1] for k in b})]
+        ns = b[(th, 1 << 24, 0)] * 1e3 / -(-(1 << 24) // th)
+        print('  threads %4d  %s  %.3f ns, %.0f SM clocks per block per SM' % (th, '  '.join(cells), ns, ns * 132 * 1.98))
+    c = runs(chains_csv)
+    print('chains-s24: us per launch by barriers a thread, and a barrier ((512 - 0) / 512)')
+    for th, n in sorted({(k[0], k[1]) for k in c}):
+        counts = sorted(k[2] for k in c if k[:2] == (th, n))
+        per = (c[(th, n, 512)] - c[(th, n, 0)]) / 512 * 1e3
+        print('  threads %4d n %5d  %s  %.2f ns, %.0f clocks' % (th, n, ' '.join('%d:%.2f' % (k, c[(th, n, k)]) for k in counts),
+                                                             per, per * 1.98))
+
 if __name__ == '__main__':
+    if sys.argv[1] == 'tables':
+        tables(*sys.argv[2:4]); sys.exit(0)
     if sys.argv[1] == 'never-fitted':
         never_fitted(*sys.argv[2:7]); sys.exit(0)
     # XFIT may be FIT+MORE: MORE's check samples (bench/blocks-s24, `agpu fit --check ... --runs --format json`) fitted too
