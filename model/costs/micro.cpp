@@ -1,27 +1,31 @@
-// Closed-form AGPU costs of the micro-kernels (kernels/micro/micro.cuh).
+// Closed-form AGPU costs of the micro-kernels (kernels/micro/micro.cuh): every
+// counter the simulator records, exactly (sim/tests/exact_test.cpp compares
+// them all on b = 32, 64 and 16), so that no run of a micro-kernel, at any
+// size, needs the simulator.
 //
-// Every kernel runs n threads in blocks of 256; a warp is b consecutive threads
-// of a block; a thread with global index >= n touches no memory. Per warp with
-// L live lanes:
-//   global-stride  1 request; lanes 4s bytes apart from a block-aligned base:
-//                  min(4s, 32)·L/32-ish sectors, exactly strided_units(L, 4s, 4, 32),
-//                  and strided_units(L, 4s, 4, 4b) AGPU blocks (min(s, b) for a full warp)
-//   shared-stride  words l·s for l < L: the most of them in one bank (gcd(s, b) for a full warp)
-//   broadcast      1 wavefront, 1 sector, 1 block
-//   barriers       count barrier instructions per warp, dead warps included
-//                  (blocks of `threads`, 256 by default)
-//   divergent      min(ways, L) store instructions; `ways` warp syncs per warp
-//   atomics        1 atomic instruction per live warp; global atomic sectors:
-//                  per sector touched, the most lanes updating one address in it
+// Every kernel but chase runs n threads in blocks of 256 (micro/barriers in
+// blocks of its `threads`); a warp is b consecutive threads of a block; a
+// thread with global index >= n touches no memory. Per warp with L live lanes:
+//   global-stride  1 load of L words 4s bytes apart and 1 store of L
+//                  consecutive words (op=store: 1 store 4s bytes apart):
+//                  min(4s, 32)·L/32-ish sectors, min(s, b) blocks for a full warp
+//   shared-stride  its share of the fill (conflict-free), 1 barrier, then
+//                  `repeat` loads of words l·s: the most in one bank (gcd(s, b)
+//                  for a full warp), and 1 store
+//   broadcast      1 barrier; 1 shared load and 1 global load of one word, and
+//                  1 store; thread 0 of a block loads one word and stores it
+//   barriers       count barriers, dead warps included; 1 store
+//   divergent      `ways` warp syncs; min(ways, L) stores, one per path
+//   atomics        global: 1 atomic (per sector, the most lanes updating one
+//                  address in it); shared: zero the counters, 2 barriers,
+//                  1 atomic, then the block's counters out
 //   chase          one thread: n loads and 1 store of one lane (1 sector,
 //                  1 block each), n + 1 steps
-// Time: each block's steps are its warps' instructions; blocks go in order to
-// the least-loaded of k MPs (the simulator's placement), so time_steps is
-// given here for global-stride, where every instruction costs one step.
-#include <numeric>
-#include <queue>
+// Time: a warp's steps are its instructions (a barrier, a warp sync and a
+// global access 1; a shared access its wavefronts), a block's its warps', and
+// blocks go in order to the least-loaded of k MPs (the simulator's placement).
+#include <algorithm>
 #include <map>
-#include <set>
 
 #include "agpu/model/closed_form.hpp"
 
@@ -30,165 +34,291 @@ namespace {
 
 constexpr std::uint64_t block_threads = 256;  // micro_policy::block_threads
 constexpr std::uint64_t sector = 32;
+constexpr std::uint64_t value_bytes = 4;  // every micro-kernel moves 4-byte values
 
-// Calls fn(live lanes, block index, first thread) for every warp of the grid
-// (blocks of `block` threads: micro/barriers takes its own, the others 256).
-template <class Fn>
-void for_each_warp(std::uint64_t n, std::uint64_t b, Fn fn, std::uint64_t block = block_threads) {
-    const std::uint64_t blocks = (n + block - 1) / block;
-    for (std::uint64_t blk = 0; blk < blocks; ++blk)
-        for (std::uint64_t first = 0; first < block; first += b) {
-            const std::uint64_t g = blk * block + first;
-            const std::uint64_t width = std::min(b, block - first);
-            fn(g >= n ? 0 : std::min(width, n - g), blk, g);
-        }
+// Units of `unit` bytes touched by `lanes` 4-byte accesses `stride` bytes
+// apart from byte `start` (a multiple of 4): one a lane when the stride is a
+// unit or more, otherwise every unit of the span.
+std::uint64_t lane_units(std::uint64_t lanes, std::uint64_t start, std::uint64_t stride, std::uint64_t unit) {
+    if (lanes == 0) return 0;
+    if (stride >= unit) return lanes;
+    return units(start, stride * (lanes - 1) + value_bytes, unit);
 }
+
+enum class op { load, store, atomic };
+
+// What a global atomic costs: per sector, the most lanes updating one
+// address in it (the simulator's atomic sectors), and the blocks it touches.
+struct atomic_cost {
+    std::uint64_t sectors = 0, blocks = 0;
+};
+
+atomic_cost global_atomic_cost(const std::vector<std::uint64_t>& bytes, std::uint64_t block_bytes) {
+    std::map<std::uint64_t, std::uint64_t> lanes_at;  // address -> lanes
+    for (auto a : bytes) ++lanes_at[a];
+    std::map<std::uint64_t, std::uint64_t> per_sector;
+    std::map<std::uint64_t, bool> blocks;
+    for (auto [a, k] : lanes_at) {
+        per_sector[a / sector] = std::max(per_sector[a / sector], k);
+        blocks[a / block_bytes] = true;
+    }
+    atomic_cost c;
+    for (auto [s, k] : per_sector) c.sectors += k;
+    c.blocks = blocks.size();
+    return c;
+}
+
+// One launch, counted as the simulator counts it: each warp-instruction adds
+// its counters, and its steps to its block's.
+class launch_tally {
+public:
+    struct warp {
+        std::uint64_t live;   // lanes with a global index below n
+        std::uint64_t first;  // global index of lane 0
+        std::uint64_t rank;   // index of lane 0 in its block
+        std::uint64_t width;  // lanes (b, fewer in a block's last warp)
+    };
+
+    launch_tally(const machine& m, std::uint64_t n, std::uint64_t block = block_threads)
+        : m_(m), n_(n), block_(block), steps_((n + block - 1) / block, 0) {}
+
+    const machine& device() const { return m_; }
+    std::uint64_t block() const { return blk_; }
+
+    // Calls fn(warp) for every warp of the grid, a block at a time.
+    template <class Fn>
+    void each_warp(Fn fn) {
+        for (blk_ = 0; blk_ < steps_.size(); ++blk_)
+            for (std::uint64_t rank = 0; rank < block_; rank += m_.b) {
+                const std::uint64_t g = blk_ * block_ + rank, width = std::min<std::uint64_t>(m_.b, block_ - rank);
+                fn(warp{g >= n_ ? 0 : std::min(width, n_ - g), g, rank, width});
+            }
+    }
+
+    void barrier() { issue(counter::barrier_instructions); }
+    void warp_sync() { issue(counter::collective_instructions); }
+
+    // A global load or store of `lanes` 4-byte values `stride` bytes apart from byte `start`.
+    void global(op o, std::uint64_t lanes, std::uint64_t start, std::uint64_t stride = value_bytes) {
+        const auto sectors = lane_units(lanes, start, stride, sector);
+        const auto blocks = lane_units(lanes, start, stride, m_.block_bytes());
+        add_global(c_, o == op::load, 1, sectors, blocks);
+        c_[counter::io_blocks] += blocks;
+        access(lanes, 1);
+    }
+    void global_atomic(std::uint64_t lanes, const atomic_cost& a) {
+        c_[counter::global_atomic_instructions] += 1;
+        c_[counter::global_atomic_sectors] += a.sectors;
+        c_[counter::global_atomic_blocks] += a.blocks;
+        c_[counter::io_blocks] += a.blocks;
+        access(lanes, 1);
+    }
+    // A shared access of `lanes` lanes whose words cost `bc`: its wavefronts are its steps.
+    void shared(op o, std::uint64_t lanes, const bank_cost& bc) {
+        const std::uint64_t conflicts = bc.wf - bc.ideal;
+        c_[counter::shared_wavefronts] += bc.wf;
+        c_[counter::bank_conflicts] += conflicts;
+        switch (o) {
+            case op::load:
+                c_[counter::shared_load_instructions] += 1;
+                c_[counter::shared_load_wavefronts] += bc.wf;
+                c_[counter::shared_load_bank_conflicts] += conflicts;
+                break;
+            case op::store:
+                c_[counter::shared_store_instructions] += 1;
+                c_[counter::shared_store_wavefronts] += bc.wf;
+                c_[counter::shared_store_bank_conflicts] += conflicts;
+                break;
+            case op::atomic:
+                c_[counter::shared_atomic_instructions] += 1;
+                c_[counter::shared_atomic_wavefronts] += bc.wf;
+                break;
+        }
+        access(lanes, bc.wf);
+    }
+    // The bank cost of `count` consecutive 4-byte values from value `first`.
+    bank_cost consecutive(std::uint64_t first, std::uint64_t count) const {
+        const std::uint64_t wb = m_.word_bytes();
+        const std::uint64_t words = units(first * value_bytes, count * value_bytes, wb);
+        const std::uint64_t wf = (words + m_.b - 1) / m_.b;
+        return {wf, wf};
+    }
+    // The bank cost of these 4-byte values.
+    bank_cost values(const std::vector<std::uint64_t>& index) const {
+        std::vector<std::uint64_t> words;
+        words.reserve(index.size());
+        for (auto v : index) words.push_back(v * value_bytes / m_.word_bytes());
+        return shared_bank_cost(std::move(words), m_.b);
+    }
+
+    // Every counter: the launch, its threads and blocks, its time, and the
+    // most shared words a block holds.
+    partial_counts finish(std::uint64_t shared_values = 0) {
+        c_[counter::launches] = 1;
+        c_[counter::thread_blocks] = steps_.size();
+        c_[counter::threads] = steps_.size() * block_;
+        c_[counter::time_steps] = greedy_makespan(steps_, m_.k());
+        c_[counter::shared_words_max] = units(0, shared_values * value_bytes, m_.word_bytes());
+        partial_counts p;
+        for (std::size_t i = 0; i < counter_count; ++i) p[counter(i)] = c_.v[i];
+        return p;
+    }
+
+private:
+    void issue(counter kind) {
+        c_[kind] += 1;
+        c_[counter::warp_instructions] += 1;
+        steps_[blk_] += 1;
+    }
+    void access(std::uint64_t lanes, std::uint64_t steps) {
+        c_[counter::lane_accesses] += lanes;
+        c_[counter::warp_instructions] += 1;
+        steps_[blk_] += steps;
+    }
+
+    const machine& m_;
+    std::uint64_t n_, block_, blk_ = 0;
+    std::vector<std::uint64_t> steps_;
+    counts c_;
+};
 
 partial_counts global_stride(const machine& m, std::uint64_t n, const param_values& p) {
     const std::uint64_t s = static_cast<std::uint64_t>(p.integer("stride"));
     const bool store = p.text("op") == "store";
-    partial_counts c;
-    std::vector<std::uint64_t> block_steps((n + block_threads - 1) / block_threads, 0);
-    for_each_warp(n, m.b, [&](std::uint64_t L, std::uint64_t blk, std::uint64_t) {
-        if (L == 0) return;
-        const auto sec = strided_units(L, 4 * s, 4, sector), blocks = strided_units(L, 4 * s, 4, m.block_bytes());
+    launch_tally t(m, n);
+    t.each_warp([&](const launch_tally::warp& w) {
+        if (w.live == 0) return;
+        const std::uint64_t strided = w.first * value_bytes * s;
         if (store) {
-            c[counter::global_store_instructions] += 1;
-            c[counter::global_store_sectors] += sec;
-            c[counter::global_store_blocks] += blocks;
-            c[counter::io_blocks] += blocks;
-            block_steps[blk] += 1;
+            t.global(op::store, w.live, strided, value_bytes * s);
         } else {
-            const auto osec = strided_units(L, 4, 4, sector), oblocks = strided_units(L, 4, 4, m.block_bytes());
-            c[counter::global_load_instructions] += 1;
-            c[counter::global_load_requests] += 1;
-            c[counter::global_load_sectors] += sec;
-            c[counter::global_load_blocks] += blocks;
-            c[counter::global_store_instructions] += 1;
-            c[counter::global_store_sectors] += osec;
-            c[counter::global_store_blocks] += oblocks;
-            c[counter::io_blocks] += blocks + oblocks;
-            block_steps[blk] += 2;
+            t.global(op::load, w.live, strided, value_bytes * s);
+            t.global(op::store, w.live, w.first * value_bytes);
         }
     });
-    c[counter::global_store_requests] = c[counter::global_store_instructions];
-    if (!store) c[counter::global_load_requests] = c[counter::global_load_instructions];
-    c[counter::time_steps] = greedy_makespan(block_steps, m.k());
-    c[counter::launches] = 1;
-    return c;
-}
-
-// The most words of {start + l·step : l < L} in one of b banks (distinct words only).
-std::uint64_t most_in_one_bank(std::uint64_t L, std::uint64_t step, std::uint64_t start, std::uint64_t modulo,
-                               std::uint64_t b) {
-    std::set<std::uint64_t> words;
-    for (std::uint64_t l = 0; l < L; ++l) words.insert((start + l * step) % modulo);
-    std::vector<std::uint64_t> bank(b, 0);
-    std::uint64_t most = 0;
-    for (auto w : words) most = std::max(most, ++bank[w % b]);
-    return most;
+    return t.finish();
 }
 
 partial_counts shared_stride(const machine& m, std::uint64_t n, const param_values& p) {
     const std::uint64_t s = static_cast<std::uint64_t>(p.integer("stride"));
     const std::uint64_t repeat = static_cast<std::uint64_t>(p.integer("repeat"));
-    const std::uint64_t words = m.b * s;
-    partial_counts c;
-    for_each_warp(n, m.b, [&](std::uint64_t L, std::uint64_t, std::uint64_t g) {
-        const std::uint64_t first = g % block_threads, width = std::min<std::uint64_t>(m.b, block_threads - first);
-        for (std::uint64_t base = first; base < words; base += block_threads) {  // fill: one store per iteration
-            c[counter::shared_store_instructions] += 1;
-            c[counter::shared_store_wavefronts] += most_in_one_bank(std::min(width, words - base), 1, base, words, m.b);
+    const std::uint64_t size = m.b * s;  // values in the shared array
+    std::map<std::pair<std::uint64_t, std::uint64_t>, bank_cost> read_cost;  // (live lanes, r) -> cost
+    launch_tally t(m, n);
+    t.each_warp([&](const launch_tally::warp& w) {
+        for (std::uint64_t base = w.rank; base < size; base += block_threads) {  // the fill
+            const std::uint64_t lanes = std::min(w.width, size - base);
+            t.shared(op::store, lanes, t.consecutive(base, lanes));
         }
-        c[counter::barrier_instructions] += 1;
-        if (L == 0) return;
+        t.barrier();
+        if (w.live == 0) return;
         for (std::uint64_t r = 0; r < repeat; ++r) {
-            const auto wf = most_in_one_bank(L, s, r * s, words, m.b);
-            c[counter::shared_load_instructions] += 1;
-            c[counter::shared_load_wavefronts] += wf;
-            c[counter::shared_load_bank_conflicts] += wf - 1;
+            auto [it, fresh] = read_cost.try_emplace({w.live, r});
+            if (fresh) {
+                std::vector<std::uint64_t> index;
+                for (std::uint64_t l = 0; l < w.live; ++l) index.push_back((l + r) * s % size);
+                it->second = t.values(index);
+            }
+            t.shared(op::load, w.live, it->second);
         }
-        c[counter::global_store_sectors] += strided_units(L, 4, 4, sector);
+        t.global(op::store, w.live, w.first * value_bytes);
     });
-    return c;
+    return t.finish(size);
 }
 
 partial_counts broadcast(const machine& m, std::uint64_t n, const param_values&) {
-    partial_counts c;
-    const std::uint64_t blocks = (n + block_threads - 1) / block_threads;
-    for_each_warp(n, m.b, [&](std::uint64_t L, std::uint64_t, std::uint64_t) {
-        c[counter::barrier_instructions] += 1;
-        if (L == 0) return;
-        c[counter::shared_load_instructions] += 1;
-        c[counter::shared_load_wavefronts] += 1;
-        c[counter::global_load_instructions] += 1;  // in[0] by every lane
-        c[counter::global_load_sectors] += 1;
+    launch_tally t(m, n);
+    t.each_warp([&](const launch_tally::warp& w) {
+        if (w.rank == 0) {  // thread 0: word = in[1]
+            t.global(op::load, 1, value_bytes);
+            t.shared(op::store, 1, t.consecutive(0, 1));
+        }
+        t.barrier();
+        if (w.live == 0) return;
+        t.shared(op::load, w.live, t.consecutive(0, 1));  // every lane reads word 0
+        t.global(op::load, w.live, 0, 0);                   // and in[0]
+        t.global(op::store, w.live, w.first * value_bytes);
     });
-    c[counter::global_load_instructions] += blocks;  // in[1] by thread 0
-    c[counter::global_load_sectors] += blocks;
-    c[counter::shared_store_instructions] = blocks;
-    c[counter::shared_words_max] = 1;
-    return c;
+    return t.finish(1);
 }
 
 partial_counts barriers(const machine& m, std::uint64_t n, const param_values& p) {
     const std::uint64_t count = static_cast<std::uint64_t>(p.integer("count"));
-    partial_counts c;
-    for_each_warp(
-        n, m.b,
-        [&](std::uint64_t L, std::uint64_t, std::uint64_t) {
-            c[counter::barrier_instructions] += count;
-            if (L) c[counter::global_store_instructions] += 1;
-        },
-        static_cast<std::uint64_t>(p.integer("threads")));
-    return c;
+    launch_tally t(m, n, static_cast<std::uint64_t>(p.integer("threads")));
+    t.each_warp([&](const launch_tally::warp& w) {
+        for (std::uint64_t k = 0; k < count; ++k) t.barrier();
+        if (w.live) t.global(op::store, w.live, w.first * value_bytes);
+    });
+    return t.finish();
 }
 
 partial_counts divergent(const machine& m, std::uint64_t n, const param_values& p) {
     const std::uint64_t ways = static_cast<std::uint64_t>(p.integer("ways"));
-    partial_counts c;
-    for_each_warp(n, m.b, [&](std::uint64_t L, std::uint64_t, std::uint64_t) {
-        c[counter::collective_instructions] += ways;
-        for (std::uint64_t w = 0; w < std::min(ways, L); ++w) {
-            const std::uint64_t lanes = (L - w + ways - 1) / ways;
-            c[counter::global_store_instructions] += 1;
-            c[counter::global_store_sectors] += strided_units(lanes, 4 * ways, 4, sector);
+    launch_tally t(m, n);
+    t.each_warp([&](const launch_tally::warp& w) {
+        for (std::uint64_t path = 0; path < ways; ++path) {
+            if (path < w.live) {  // lanes path, path + ways, ... below L
+                const std::uint64_t lanes = (w.live - path + ways - 1) / ways;
+                t.global(op::store, lanes, (w.first + path) * value_bytes, ways * value_bytes);
+            }
+            t.warp_sync();
         }
     });
-    return c;
+    return t.finish();
 }
 
 partial_counts atomics(const machine& m, std::uint64_t n, const param_values& p) {
     const std::uint64_t d = static_cast<std::uint64_t>(p.integer("distinct"));
     const bool global = p.text("space") == "global";
-    partial_counts c;
-    for_each_warp(n, m.b, [&](std::uint64_t L, std::uint64_t, std::uint64_t g) {
-        if (!global) c[counter::barrier_instructions] += 2;
-        if (L == 0) return;
-        if (global) {
-            // Per sector, the most lanes updating one address in it.
-            std::map<std::uint64_t, std::uint64_t> lanes_at;  // address -> lanes
-            for (std::uint64_t l = 0; l < L; ++l) ++lanes_at[(g + l) % d * 4];
-            std::map<std::uint64_t, std::uint64_t> per_sector;
-            for (auto [a, k] : lanes_at) per_sector[a / sector] = std::max(per_sector[a / sector], k);
-            c[counter::global_atomic_instructions] += 1;
-            for (auto [sec, k] : per_sector) c[counter::global_atomic_sectors] += k;
-        } else {
-            c[counter::shared_atomic_instructions] += 1;
-            c[counter::shared_atomic_wavefronts] += most_in_one_bank(L, 1, g % d, d, m.b);
+    launch_tally t(m, n);
+    if (global) {
+        std::map<std::pair<std::uint64_t, std::uint64_t>, atomic_cost> cost;  // (first mod d, live lanes) -> cost
+        t.each_warp([&](const launch_tally::warp& w) {
+            if (w.live == 0) return;
+            auto [it, fresh] = cost.try_emplace({w.first % d, w.live});
+            if (fresh) {
+                std::vector<std::uint64_t> bytes;
+                for (std::uint64_t l = 0; l < w.live; ++l) bytes.push_back((w.first + l) % d * value_bytes);
+                it->second = global_atomic_cost(bytes, m.block_bytes());
+            }
+            t.global_atomic(w.live, it->second);
+        });
+        return t.finish();
+    }
+    std::map<std::pair<std::uint64_t, std::uint64_t>, bank_cost> cost;  // (first mod d, live lanes) -> cost
+    t.each_warp([&](const launch_tally::warp& w) {
+        // Lanes of the warp with rank < d own a counter.
+        const std::uint64_t owners = w.rank < d ? std::min(w.width, d - w.rank) : 0;
+        if (owners) t.shared(op::store, owners, t.consecutive(w.rank, owners));
+        t.barrier();
+        if (w.live) {
+            auto [it, fresh] = cost.try_emplace({w.first % d, w.live});
+            if (fresh) {
+                std::vector<std::uint64_t> index;
+                for (std::uint64_t l = 0; l < w.live; ++l) index.push_back((w.first + l) % d);
+                it->second = t.values(index);
+            }
+            t.shared(op::atomic, w.live, it->second);
+        }
+        t.barrier();
+        if (owners) {
+            t.shared(op::load, owners, t.consecutive(w.rank, owners));
+            t.global(op::store, owners, (t.block() * d + w.rank) * value_bytes);
         }
     });
-    return c;
+    return t.finish(d);
 }
 
 partial_counts chase(const machine&, std::uint64_t n, const param_values&) {
-    partial_counts c;
+    counts c;
     add_global(c, true, n, n, n);
     add_global(c, false, 1, 1, 1);
     c[counter::io_blocks] = c[counter::lane_accesses] = c[counter::warp_instructions] = n + 1;
     c[counter::time_steps] = n + 1;
     c[counter::launches] = c[counter::thread_blocks] = c[counter::threads] = 1;
-    return c;
+    partial_counts p;
+    for (std::size_t i = 0; i < counter_count; ++i) p[counter(i)] = c.v[i];
+    return p;
 }
 
 AGPU_REGISTER_CLOSED_FORM({"micro/global-stride",

@@ -68,6 +68,15 @@ double dram_sectors(const counts& c, const device& d, std::uint64_t footprint_by
     return std::min(touched, passes * footprint_sectors(footprint_bytes));
 }
 
+const std::vector<counter>& time_model_inputs() {
+    static const std::vector<counter> c = {
+        counter::launches,         counter::thread_blocks,       counter::threads,
+        counter::time_steps,       counter::io_blocks,           counter::global_sectors,
+        counter::global_load_sectors, counter::global_load_blocks, counter::global_atomic_sectors,
+        counter::bank_conflicts};
+    return c;
+}
+
 time_vector time_features(const counts& c, const device& d, std::uint64_t footprint_bytes) {
     const double clock_hz = d.hw.sm_clock_mhz * 1e6;
     const double sm_clocks_hz = double(d.hw.sm_count) * clock_hz;

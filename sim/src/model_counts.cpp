@@ -18,9 +18,7 @@ const std::vector<counter>& time_model_counters() {
     return c;
 }
 
-namespace {
-
-bool serves(const model::partial_counts& p) {
+bool serves_time_model(const model::partial_counts& p) {
     for (auto c : time_model_counters()) {
         if (p.count(c)) continue;
         // No atomic counter at all: a closed form of an algorithm without atomics.
@@ -30,7 +28,6 @@ bool serves(const model::partial_counts& p) {
     return true;
 }
 
-}  // namespace
 
 // A sampled run's share of the exact run's time: blocks that run unrecorded
 // still start their threads, switch at every barrier and check their accesses
@@ -113,7 +110,7 @@ model_counts count_run(const algorithm& algo, const model::device& dev, std::uin
     sim_mode mode = opt.mode == mode_request::sampled ? sim_mode::sampled : sim_mode::exact;
     if (const auto* cf = model::find_closed_form(algo.spec.key)) {
         const auto p = cf->costs(dev.agpu, n, params);
-        if (serves(p) && !opt.force_simulator) {
+        if (serves_time_model(p) && !opt.force_simulator) {
             for (const auto& [c, v] : p) out.totals[c] = v;
             out.source = count_source::closed_form;
             out.check = {true, "not run (closed form)"};

@@ -1,13 +1,16 @@
 // The simulator counts exactly what the AGPU model charges: every micro-kernel
-// against its closed form, on b = 32, 64 and 16, on awkward sizes (1, 7, b-1,
-// b, b+1, partial blocks) as well as round ones; and the formulas.
+// against its closed form (which gives every counter), on b = 32, 64 and 16,
+// on awkward sizes (1, 7, b-1, b, b+1, partial blocks) as well as round ones;
+// and the formulas.
 #include <gtest/gtest.h>
 
 #include <numeric>
 
 #include "agpu/model/catalog.hpp"
 #include "agpu/model/closed_form.hpp"
+#include "agpu/model/time_model.hpp"
 #include "agpu/sim/algorithms.hpp"
+#include "agpu/sim/model_counts.hpp"
 
 namespace model = agpu::model;
 namespace sim = agpu::sim;
@@ -38,7 +41,9 @@ const std::vector<cfg> configs = {
     {"micro/atomics", {"distinct=5"}},      {"micro/atomics", {"space=shared", "distinct=1"}},
     {"micro/atomics", {"space=shared", "distinct=40"}},
     {"micro/chase", {"stride=1"}},          {"micro/chase", {"stride=8"}},
-    {"micro/chase", {"stride=33"}},
+    {"micro/chase", {"stride=33"}},         {"micro/divergent", {"ways=40"}},
+    {"micro/atomics", {"distinct=256"}},    {"micro/atomics", {"space=shared", "distinct=256"}},
+    {"micro/global-stride", {"stride=1", "op=store"}}, {"micro/shared-stride", {"stride=64", "repeat=3"}},
 };
 
 model::counts run(const std::string& dev, const std::string& algo, std::uint64_t n, const std::vector<std::string>& sets) {
@@ -108,4 +113,27 @@ TEST(Exact, TimeIsTheBusiestMp) {
     // 264 blocks = 2 rounds: 32 steps; 265 blocks: one MP runs 3 blocks: 48.
     EXPECT_EQ(run("h100", "micro/global-stride", 264 * 256, {})[counter::time_steps], 32u);
     EXPECT_EQ(run("h100", "micro/global-stride", 264 * 256 + 1, {})[counter::time_steps], 48u - 14u);
+}
+
+// The time model prices a counter a closed form leaves out as 0 (the scans'
+// forms leave out their zeros): for every closed form complete enough to
+// replace the simulator, each counter the time model reads that the form
+// leaves out is 0 in the simulator too, at a small n with the defaults.
+TEST(Exact, AServingClosedFormLeavesOutOnlyZeros) {
+    const auto d = model::resolve_device("h100");
+    std::size_t served = 0;
+    for (const auto& [key, cf] : model::closed_forms()) {
+        const auto& a = sim::find_algorithm(key);
+        const auto params = model::parse_params(a.spec, {});
+        const std::uint64_t n = std::min(a.spec.max_n, std::max<std::uint64_t>(a.spec.min_n, 64));
+        const auto given = cf.costs(d.agpu, n, params);
+        if (!sim::serves_time_model(given)) continue;
+        ++served;
+        const auto got = run("h100", key, n, {});
+        for (auto c : model::time_model_inputs())
+            if (!given.count(c)) {
+                EXPECT_EQ(got[c], 0u) << key << " n=" << n << " leaves out " << model::info(c).name;
+            }
+    }
+    EXPECT_GE(served, 16u) << "the micro, stats, scan and APSP forms replace the simulator at this n";
 }

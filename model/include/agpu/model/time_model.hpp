@@ -221,6 +221,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -291,6 +292,9 @@ using time_vector = std::array<double, time_term_count>;
 // occupy `footprint_bytes` of device memory (0: unknown, priced as a working
 // set larger than the L2).
 time_vector time_features(const counts& c, const device& d, std::uint64_t footprint_bytes);
+// Every counter time_features reads. A closed form that leaves one out
+// prices it as 0 (sim::time_model_counters lists those it must give).
+const std::vector<counter>& time_model_inputs();
 // The sectors of `c` that cross the DRAM interface (the dram term's count):
 // at most the footprint per launch (per run when it fits in the L2), none
 // bounded where the footprint is unknown (0) or the device has no L2.

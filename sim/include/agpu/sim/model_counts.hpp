@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agpu/errors.hpp"
+#include "agpu/model/closed_form.hpp"
 #include "agpu/model/counters.hpp"
 #include "agpu/model/device.hpp"
 #include "agpu/sim/algorithms.hpp"
@@ -37,6 +38,8 @@ struct model_counts {
 // serves when it gives all of them; one that gives no global atomic counter
 // at all has no atomics (its sectors are 0).
 const std::vector<model::counter>& time_model_counters();
+// Whether closed-form counts `p` give all of them (count_run uses the form then).
+bool serves_time_model(const model::partial_counts& p);
 // --mode: exact, sampled, or auto (exact where the exact simulator's time is
 // estimated at most auto_exact_seconds, sampled otherwise).
 enum class mode_request : std::uint8_t { exact, sampled, automatic };
