@@ -10,8 +10,8 @@
 //                  consecutive words (op=store: 1 store 4s bytes apart):
 //                  min(4s, 32)·L/32-ish sectors, min(s, b) blocks for a full warp
 //   shared-stride  its share of the fill (conflict-free), 1 barrier, then
-//                  `repeat` loads of words l·s: the most in one bank (gcd(s, b)
-//                  for a full warp), and 1 store
+//                  `repeat` times a load of words l·s (the most in one bank:
+//                  gcd(s, b) for a full warp) and 3 compute, and 1 store
 //   broadcast      1 barrier; 1 shared load and 1 global load of one word, and
 //                  1 store; thread 0 of a block loads one word and stores it
 //   barriers       count barriers, dead warps included; 1 store
@@ -22,7 +22,7 @@
 //   chase          one thread: n loads and 1 store of one lane (1 sector,
 //                  1 block each), n + 1 steps
 // Time: a warp's steps are its instructions (a barrier, a warp sync and a
-// global access 1; a shared access its wavefronts), a block's its warps', and
+// global access 1; a shared access its wavefronts; compute(c) c), a block's its warps', and
 // blocks go in order to the least-loaded of k MPs (the simulator's placement).
 #include <algorithm>
 #include <map>
@@ -97,6 +97,11 @@ public:
 
     void barrier() { issue(counter::barrier_instructions); }
     void warp_sync() { issue(counter::collective_instructions); }
+    void compute(std::uint64_t k) {
+        c_[counter::compute_instructions] += k;
+        c_[counter::warp_instructions] += k;
+        steps_[blk_] += k;
+    }
 
     // A global load or store of `lanes` 4-byte values `stride` bytes apart from byte `start`.
     void global(op o, std::uint64_t lanes, std::uint64_t start, std::uint64_t stride = value_bytes) {
@@ -220,6 +225,7 @@ partial_counts shared_stride(const machine& m, std::uint64_t n, const param_valu
                 it->second = t.values(index);
             }
             t.shared(op::load, w.live, it->second);
+            t.compute(3);
         }
         t.global(op::store, w.live, w.first * value_bytes);
     });
@@ -325,7 +331,8 @@ AGPU_REGISTER_CLOSED_FORM({"micro/global-stride",
                            "per warp of L lanes: 1 request, strided_units(L, 4s, 4, 32) sectors, "
                            "strided_units(L, 4s, 4, 4b) blocks (min(4s, 32) and min(s, b) for a full warp of 32)",
                            global_stride});
-AGPU_REGISTER_CLOSED_FORM({"micro/shared-stride", "per warp: the most words l*s in one bank, gcd(s, b) for a full warp",
+AGPU_REGISTER_CLOSED_FORM({"micro/shared-stride",
+                           "per warp and read: the most words l*s in one bank (gcd(s, b) for a full warp), 3 compute",
                            shared_stride});
 AGPU_REGISTER_CLOSED_FORM({"micro/broadcast", "per warp: 1 wavefront, 1 sector, 1 block", broadcast});
 AGPU_REGISTER_CLOSED_FORM({"micro/barriers", "count barrier instructions per warp", barriers});
