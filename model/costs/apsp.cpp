@@ -113,11 +113,14 @@ struct tally {
         add_to(counter::compute_instructions, n);
         add_to(counter::warp_instructions, n);
     }
-    void launch(std::uint64_t blocks, std::uint64_t threads, std::uint64_t time, std::uint64_t shared_words) {
+    // One launch: its busiest MP's steps (`time`) and its heaviest block's.
+    void launch(std::uint64_t blocks, std::uint64_t threads, std::uint64_t time, std::uint64_t heaviest,
+                std::uint64_t shared_words, const machine& m) {
         add_to(counter::launches, 1);
         add_to(counter::thread_blocks, blocks);
         add_to(counter::threads, mul(blocks, threads));
         add_to(counter::time_steps, time);
+        add_to(counter::chain_steps, launch_chain_steps(heaviest, threads, m.b));
         c[counter::shared_words_max] = std::max(c[counter::shared_words_max], shared_words);
     }
     void add(const partial_counts& o, std::uint64_t times = 1) {
@@ -169,7 +172,8 @@ partial_counts naive(const machine& m, std::uint64_t n, const param_values&) {
             steps.push_back(5 * live);
         }
     const std::uint64_t time = greedy_makespan(steps, m.k());
-    for (std::uint64_t k = 0; k < n; ++k) t.launch(gx * gy, naive_bx * naive_by, time, 0);
+    const std::uint64_t heaviest = *std::max_element(steps.begin(), steps.end());
+    for (std::uint64_t k = 0; k < n; ++k) t.launch(gx * gy, naive_bx * naive_by, time, heaviest, 0, m);
     return t.c;
 }
 
@@ -273,7 +277,7 @@ void tile_fw_registers(tally& t, const machine& m, std::uint64_t tile, std::uint
         t.add(c.c);
         block_steps += st;
     }
-    t.launch(1, threads, block_steps, 4 * tile);
+    t.launch(1, threads, block_steps, block_steps, 4 * tile, m);
 }
 
 // One launch of tile_fw on a tile of side `tile` at (origin, origin) of an
@@ -295,7 +299,7 @@ void tile_fw(tally& t, const machine& m, std::uint64_t tile, std::uint64_t es, s
     w.gstore(sec, blk, E);
     t.add(w.c, warps);
     const std::uint64_t warp_steps = E + E + 1 + tile * (1 + E + E + E + 1) + E;
-    t.launch(1, tile_threads, warps * warp_steps, 2 * tile * tile);  // two copies of the tile
+    t.launch(1, tile_threads, warps * warp_steps, warps * warp_steps, 2 * tile * tile, m);  // two copies of the tile
 }
 
 // ---------------------------------------------------------------- strips (method B)
@@ -335,7 +339,7 @@ void strips(tally& t, const machine& m, std::uint64_t tile, std::uint64_t sub, s
         per + 4 * chunks + 2 * chunks - 1 + tile * (1 + per) + tile / kv * per * a_cost.wf + per;
     t.add(w.c, warps * blocks);
     const std::uint64_t k = m.k(), rounds = (blocks + k - 1) / k;
-    t.launch(blocks, threads, rounds * warps * warp_steps, 2 * tile * sub);
+    t.launch(blocks, threads, rounds * warps * warp_steps, warps * warp_steps, 2 * tile * sub, m);
 }
 
 // ---------------------------------------------------------------- regions (method A, dpx, recursive)
@@ -675,7 +679,8 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
         }
     }
     const std::uint64_t words = (pipe ? 2 * G.shared_words(16) : G.shared_words(kc)) + (ahead ? 4 : 0);
-    t.launch(total_blocks, region_threads, greedy_makespan(steps, m.k()), words);
+    t.launch(total_blocks, region_threads, greedy_makespan(steps, m.k()), *std::max_element(steps.begin(), steps.end()),
+             words, m);
 }
 
 // The kernels' choice (apsp_runs.hpp, launch_regions and pick_region_shape):

@@ -163,6 +163,8 @@ public:
         c_[counter::thread_blocks] = steps_.size();
         c_[counter::threads] = steps_.size() * block_;
         c_[counter::time_steps] = greedy_makespan(steps_, m_.k());
+        c_[counter::chain_steps] =
+            launch_chain_steps(steps_.empty() ? 0 : *std::max_element(steps_.begin(), steps_.end()), block_, m_.b);
         c_[counter::shared_words_max] = units(0, shared_values * value_bytes, m_.word_bytes());
         partial_counts p;
         for (std::size_t i = 0; i < counter_count; ++i) p[counter(i)] = c_.v[i];
@@ -315,12 +317,13 @@ partial_counts atomics(const machine& m, std::uint64_t n, const param_values& p)
     return t.finish(d);
 }
 
-partial_counts chase(const machine&, std::uint64_t n, const param_values&) {
+partial_counts chase(const machine& m, std::uint64_t n, const param_values&) {
     counts c;
     add_global(c, true, n, n, n);
     add_global(c, false, 1, 1, 1);
     c[counter::io_blocks] = c[counter::lane_accesses] = c[counter::warp_instructions] = n + 1;
     c[counter::time_steps] = n + 1;
+    c[counter::chain_steps] = launch_chain_steps(n + 1, 1, m.b);
     c[counter::launches] = c[counter::thread_blocks] = c[counter::threads] = 1;
     partial_counts p;
     for (std::size_t i = 0; i < counter_count; ++i) p[counter(i)] = c.v[i];

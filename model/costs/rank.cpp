@@ -317,7 +317,7 @@ tally interleaved_tile(const machine& m, const interleaved_shape& s, std::uint64
 // hold the end of the bit vector), so a few are costed and the rest repeat.
 template <class Tile>
 tally build_costs(const machine& m, std::uint64_t tiles, const shared_map& sh, Tile tile_body,
-                  std::uint64_t& time_steps) {
+                  std::uint64_t& time_steps, std::uint64_t& chain_steps) {
     const std::uint64_t b = m.b, W = block_threads / b, period = std::max<std::uint64_t>(4, b / 2);
     std::map<std::uint64_t, tally> bodies, heads;  // by tile (last two) and by look-back class
     const auto body = [&](std::uint64_t t) -> const tally& {
@@ -347,6 +347,7 @@ tally build_costs(const machine& m, std::uint64_t tiles, const shared_map& sh, T
         total.add(bd);
     }
     time_steps = greedy_makespan(steps, m.k());
+    chain_steps = launch_chain_steps(*std::max_element(steps.begin(), steps.end()), block_threads, b);
     return total;
 }
 
@@ -365,11 +366,12 @@ void launch(partial_counts& c, std::uint64_t blocks, std::uint64_t threads) {
 
 partial_counts jacobson_build_counts(const machine& m, std::uint64_t n) {
     const jacobson_shape s = jacobson_of(n);
-    std::uint64_t time = 0;
+    std::uint64_t time = 0, chain = 0;
     const tally t = build_costs(
-        m, s.tiles, jacobson_shared, [&](std::uint64_t tile) { return jacobson_tile(m, s, tile); }, time);
+        m, s.tiles, jacobson_shared, [&](std::uint64_t tile) { return jacobson_tile(m, s, tile); }, time, chain);
     partial_counts c = to_partial(t);
     c[counter::time_steps] = time;
+    c[counter::chain_steps] = chain;
     c[counter::shared_words_max] = jacobson_shared.words;
     launch(c, s.tiles, block_threads);
     return c;
@@ -377,11 +379,13 @@ partial_counts jacobson_build_counts(const machine& m, std::uint64_t n) {
 
 partial_counts interleaved_build_counts(const machine& m, std::uint64_t n) {
     const interleaved_shape s = interleaved_of(n);
-    std::uint64_t time = 0;
+    std::uint64_t time = 0, chain = 0;
     const tally t = build_costs(
-        m, s.tiles, interleaved_shared, [&](std::uint64_t tile) { return interleaved_tile(m, s, tile); }, time);
+        m, s.tiles, interleaved_shared, [&](std::uint64_t tile) { return interleaved_tile(m, s, tile); }, time,
+        chain);
     partial_counts c = to_partial(t);
     c[counter::time_steps] = time;
+    c[counter::chain_steps] = chain;
     c[counter::shared_words_max] = interleaved_shared.words;
     launch(c, s.tiles, block_threads);
     return c;
@@ -450,7 +454,7 @@ tally query_warp(const machine& m, const query_plan& plan, std::uint64_t first, 
 
 // Exact counters of the query launch; its warps in `warps`.
 tally query_costs(const machine& m, const query_plan& plan, std::uint64_t queries, std::uint64_t& time_steps,
-                  query_warps& warps) {
+                  std::uint64_t& chain_steps, query_warps& warps) {
     const std::uint64_t b = m.b, blocks = (queries + query_threads - 1) / query_threads;
     warps = {queries / b, queries % b};
     tally total(m);
@@ -465,6 +469,7 @@ tally query_costs(const machine& m, const query_plan& plan, std::uint64_t querie
     std::vector<std::uint64_t> steps(blocks, full.steps() * (query_threads / b));
     steps.back() = full.steps() * ((queries - (blocks - 1) * query_threads) / b) + rest_steps;
     time_steps = greedy_makespan(steps, m.k());
+    chain_steps = launch_chain_steps(*std::max_element(steps.begin(), steps.end()), query_threads, b);
     return total;
 }
 
@@ -474,11 +479,12 @@ partial_counts rank_costs(const machine& m, const std::string& key, std::uint64_
     if (op == "build") return c;
     const query_plan plan = plan_of(key, op, n);
     const std::uint64_t queries = query_count(n, p);
-    std::uint64_t time = 0;
+    std::uint64_t time = 0, chain = 0;
     query_warps warps;
-    const tally q = query_costs(m, plan, queries, time, warps);
+    const tally q = query_costs(m, plan, queries, time, chain, warps);
     for (std::size_t i = 0; i < counter_count; ++i) c[counter(i)] += q.all().v[i];
     c[counter::time_steps] += time;
+    c[counter::chain_steps] += chain;
     launch(c, (queries + query_threads - 1) / query_threads, query_threads);
     // The random loads' sectors and blocks depend on the data: in the bounds only.
     for (counter k :
@@ -523,9 +529,9 @@ count_bounds rank_query_bounds(const machine& m, const std::string& key, std::ui
     {
         const query_plan plan = plan_of(key, op, n);
         const std::uint64_t queries = query_count(n, p);
-        std::uint64_t time = 0;
+        std::uint64_t time = 0, chain = 0;
         query_warps warps;
-        const tally q = query_costs(m, plan, queries, time, warps);
+        const tally q = query_costs(m, plan, queries, time, chain, warps);
         // Exact parts (argument loads, broadcasts, answer stores) ...
         lo_sec += q[counter::global_load_sectors];
         lo_blk += q[counter::global_load_blocks];

@@ -190,6 +190,10 @@ void finish_launch(const launch_sum& l, const tally& t, const machine& m, partia
     out[counter::thread_blocks] += l.blocks;
     out[counter::threads] += l.blocks * l.threads_per_block;
     out[counter::time_steps] += makespan(l.runs, m.k());
+    std::uint64_t heaviest = 0;
+    for (auto [s, c] : l.runs)
+        if (c) heaviest = std::max(heaviest, s);
+    out[counter::chain_steps] += launch_chain_steps(heaviest, l.threads_per_block, m.b);
     out[counter::shared_words_max] = std::max(out[counter::shared_words_max], l.shared_words);
 }
 

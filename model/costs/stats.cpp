@@ -123,8 +123,11 @@ counts launch(const machine& m, std::uint64_t blocks, std::uint64_t block, std::
     special.erase(std::unique(special.begin(), special.end()), special.end());
     tally t{m, {}};
     mp_loads mps(m.k());
+    std::uint64_t heaviest = 0;
     for (std::size_t i = 0; i < special.size(); ++i) {
-        mps.add(1, block_cost(special[i], t));
+        const std::uint64_t own = block_cost(special[i], t);
+        mps.add(1, own);
+        heaviest = std::max(heaviest, own);
         const std::uint64_t next = i + 1 < special.size() ? special[i + 1] : blocks;
         if (next > special[i] + 1) {
             tally one{m, {}};
@@ -132,12 +135,14 @@ counts launch(const machine& m, std::uint64_t blocks, std::uint64_t block, std::
             const std::uint64_t alike = next - special[i] - 1;
             for (std::size_t c = 0; c < counter_count; ++c) t.c.v[c] += alike * one.c.v[c];
             mps.add(alike, steps);
+            heaviest = std::max(heaviest, steps);
         }
     }
     t.c[counter::launches] = 1;
     t.c[counter::thread_blocks] = blocks;
     t.c[counter::threads] = blocks * block;
     t.c[counter::time_steps] = mps.makespan();
+    t.c[counter::chain_steps] = launch_chain_steps(heaviest, block, m.b);
     return t.c;
 }
 
@@ -213,6 +218,7 @@ partial_counts serial(const machine& m, std::uint64_t n, const param_values& p) 
     t.c[counter::thread_blocks] = 1;
     t.c[counter::threads] = 1;
     t.c[counter::time_steps] = steps;
+    t.c[counter::chain_steps] = launch_chain_steps(steps, 1, m.b);
     return as_partial(t.c);
 }
 

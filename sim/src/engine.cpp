@@ -1283,6 +1283,14 @@ double t_factor(std::uint64_t df) {
 }
 
 // The counters a launch knows exactly, whatever it sampled.
+// A launch's chain_steps: its heaviest block's steps per warp.
+std::uint64_t heaviest_chain(const std::vector<std::uint64_t>& block_steps, std::uint64_t block_threads,
+                             const model::machine& m) {
+    std::uint64_t most = 0;
+    for (auto s : block_steps) most = std::max(most, s);
+    return model::launch_chain_steps(most, block_threads, m.b);
+}
+
 bool exact_counter(counter c) {
     return c == counter::launches || c == counter::thread_blocks || c == counter::threads;
 }
@@ -1621,6 +1629,7 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
     if (!sampled) {
         for (const auto& s : sums) rec.c.merge(s);
         rec.c[counter::time_steps] = greedy_makespan(block_steps, k);
+        rec.c[counter::chain_steps] = heaviest_chain(block_steps, nthreads, m);
         rec.blocks_recorded = nblocks;
         if (whole_synth && nblocks > 1) {
             // Every block recorded, but on synthesized data: the run's own
@@ -1662,7 +1671,7 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
         };
         for (std::size_t i = 0; i < counter_count; ++i) {
             const auto c = static_cast<counter>(i);
-            if (exact_counter(c) || c == counter::time_steps) continue;
+            if (exact_counter(c) || c == counter::time_steps || c == counter::chain_steps) continue;
             if (counter_table[i].agg != aggregation::sum) {
                 for (const auto& rc : recorded_counts) rec.c.v[i] = std::max(rec.c.v[i], rc.v[i]);
                 continue;
@@ -1684,6 +1693,7 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
             extrapolate([&](std::size_t j) { return double(block_steps[plan.recorded[j]]); }, steps_var);
         const std::uint64_t makespan = greedy_makespan(block_steps, k);
         rec.c[counter::time_steps] = makespan;
+        rec.c[counter::chain_steps] = heaviest_chain(block_steps, nthreads, m);
         if (steps_sum > 0)
             rec.variance[std::size_t(counter::time_steps)] =
                 steps_var * (double(makespan) / steps_sum) * (double(makespan) / steps_sum);
@@ -1835,7 +1845,7 @@ void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3
     std::vector<line> lines;
     for (std::size_t i = 0; i < counter_count; ++i) {
         const auto c = static_cast<counter>(i);
-        if (exact_counter(c) || c == counter::time_steps) continue;
+        if (exact_counter(c) || c == counter::time_steps || c == counter::chain_steps) continue;
         if (counter_table[i].agg != aggregation::sum) {
             for (const auto& s : samples) rec.c.v[i] = std::max(rec.c.v[i], s.at.c.v[i]);
             continue;
@@ -1898,6 +1908,13 @@ void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3
         }
     });
     rec.c[counter::time_steps] = nonnegative(spread.mean);
+    {  // the chain of the heaviest block, each at its expected steps
+        std::vector<std::uint64_t> expected(nblocks);
+        for (std::uint64_t b = 0; b < nblocks; ++b)
+            expected[b] = own_of[b] ? nonnegative(own_value(steps_of, b))
+                                    : nonnegative(known_steps(b) + lines[class_of(b)].at(double(work[b])));
+        rec.c[counter::chain_steps] = heaviest_chain(expected, nthreads, m);
+    }
     if (steps_total > 0)
         rec.variance[std::size_t(counter::time_steps)] =
             steps_var * (spread.mean / steps_total) * (spread.mean / steps_total) + spread.var;

@@ -14,7 +14,8 @@ std::string to_string(count_source s) { return s == count_source::closed_form ? 
 
 const std::vector<counter>& time_model_counters() {
     static const std::vector<counter> c = {counter::launches,       counter::threads,        counter::thread_blocks,
-                                           counter::time_steps,     counter::global_sectors, counter::global_atomic_sectors};
+                                           counter::time_steps,     counter::global_sectors, counter::global_atomic_sectors,
+                                           counter::chain_steps};
     return c;
 }
 

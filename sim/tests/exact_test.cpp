@@ -103,6 +103,25 @@ TEST(Exact, StrideFormulas) {
     }
 }
 
+// A launch's chain is its heaviest block's steps per warp: micro/barriers in
+// blocks of 96 threads (3 warps) issues count barriers and a store a warp,
+// count + 1 steps; a last block of one live warp issues as many.
+TEST(Exact, TheChainIsTheHeaviestBlocksStepsPerWarp) {
+    for (std::uint64_t count : {0, 1, 5}) {
+        const auto set = std::vector<std::string>{"count=" + std::to_string(count), "threads=96"};
+        EXPECT_EQ(run("h100", "micro/barriers", 1000, set)[counter::chain_steps], count + 1) << count;
+        EXPECT_EQ(run("h100", "micro/barriers", 1, set)[counter::chain_steps], count + 1) << count;
+    }
+    // One thread: every step is the chain's (micro/chase: n loads and a store).
+    EXPECT_EQ(run("h100", "micro/chase", 100, {})[counter::chain_steps], 101u);
+    // micro/shared-stride: a block's fill (64 words: warps 0 and 1 store 32
+    // each), barrier, reads (gcd(2, 32) = 2 wavefronts and 3 compute each) and
+    // store, over its 8 warps: 178 steps, 23 a warp.
+    const std::uint64_t block = 2 * (1 + 1 + 4 * (2 + 3) + 1) + 6 * (1 + 4 * (2 + 3) + 1);
+    EXPECT_EQ(run("h100", "micro/shared-stride", 4096, {"stride=2", "repeat=4"})[counter::chain_steps],
+              (block + 7) / 8);
+}
+
 TEST(Exact, EverySimulatedAlgorithmHasAClosedForm) {
     for (const auto* a : sim::algorithms())
         EXPECT_NE(model::find_closed_form(a->spec.key), nullptr) << a->spec.key << " has no closed form in model/costs/";

@@ -57,7 +57,8 @@ TEST(Fit, TermsTheRunsCannotTellApartShareTheWeight) {
     const auto c = fit_constants(samples);
     EXPECT_NEAR(c[dram_latency], 300, 300 * ridge_bias);
     EXPECT_NEAR(c[l2_latency], 300, 300 * ridge_bias);
-    for (std::size_t t : {0u, 1u, 2u, 3u, 8u}) EXPECT_NEAR(c[t], truth[t], 1e-3) << t;  // the ridge's pull: about 3e-4 here
+    // The ridge's pull: about 3e-4 here with ten terms, 1.07e-3 with the chain's eleventh (a zero-truth column).
+    for (std::size_t t : {0u, 1u, 2u, 3u, 8u}) EXPECT_NEAR(c[t], truth[t], 2e-3) << t;
 }
 
 // Runs made from counts on the H100 preset, half of them with working sets

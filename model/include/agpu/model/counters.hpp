@@ -46,6 +46,7 @@ enum class counter : std::uint8_t {
     warp_instructions,
     lane_accesses,
     shared_words_max,
+    chain_steps,
     count_  // not a counter: the number of counters
 };
 
@@ -140,7 +141,18 @@ inline constexpr std::array<counter_info, counter_count> counter_table{{
      "memory accesses by single lanes (the simulator's unit of work)"},
     {counter::shared_words_max, "shared_words_max", "words", aggregation::max, "",
      "shared-memory footprint of one thread block, in words of w bits (must not exceed M)"},
+    {counter::chain_steps, "chain_steps", "steps", aggregation::sum, "",
+     "AGPU chain: per launch its heaviest block's steps per warp (steps / warps a block, rounded up), the path one "
+     "warp walks when a block's warps are alike; summed over launches"},
 }};
+
+// A launch's chain_steps from its heaviest block's steps and its block size
+// (b lanes a warp).
+constexpr std::uint64_t launch_chain_steps(std::uint64_t max_block_steps, std::uint64_t block_threads,
+                                           std::uint64_t b) {
+    const std::uint64_t warps = b == 0 ? 0 : (block_threads + b - 1) / b;
+    return warps == 0 ? 0 : (max_block_steps + warps - 1) / warps;
+}
 
 constexpr const counter_info& info(counter c) { return counter_table[static_cast<std::size_t>(c)]; }
 

@@ -212,7 +212,7 @@
 // side: it stays with the host's submission taken out of the timing,
 // validate/data/h100/bench/timing-session9-hold).
 //
-// The fitted constants are a file (schema agpu.fit/8) with the provenance of
+// The fitted constants are a file (schema agpu.fit/9) with the provenance of
 // the fit; the committed H100 fit is compiled in (default_fit()).
 #pragma once
 
@@ -230,7 +230,9 @@
 
 namespace agpu::model {
 
-enum class time_term : std::uint8_t { launch, dram, l2, step, shared, latency, dram_latency, l2_latency, atomic, blocks, count_ };
+enum class time_term : std::uint8_t {
+    launch, dram, l2, step, shared, latency, dram_latency, l2_latency, atomic, blocks, chain, count_
+};
 inline constexpr std::size_t time_term_count = static_cast<std::size_t>(time_term::count_);
 
 // The roofline's bounds: a term in one is summed with the other terms of its
@@ -281,6 +283,9 @@ inline constexpr std::array<time_term_info, time_term_count> time_term_table{{
      "global_atomic_sectors / hardware.sm_clock_mhz", time_bound::none, 1.0},
     {time_term::blocks, "blocks", "SM clocks per thread block per SM (starting a block and retiring it)",
      "thread_blocks / (sm_count * hardware.sm_clock_mhz)", time_bound::dispatch},
+    {time_term::chain, "chain",
+     "SM clocks per step of each launch's chain (its heaviest block's steps per warp: what one warp waits through)",
+     "chain_steps / hardware.sm_clock_mhz", time_bound::none},
 }};
 
 constexpr const time_term_info& info(time_term t) { return time_term_table[static_cast<std::size_t>(t)]; }
@@ -331,9 +336,10 @@ time_term dominant_bound(const time_vector& features, const time_vector& constan
 // Version 7: the atomic constant is the hardware's rate (1), where version 6
 // fitted it. Version 8: the blocks term, a cost per thread block, the
 // dispatch bound of the max (a version 7 file has none, and its launch
-// constant took that cost into each launch).
-inline constexpr const char* fit_schema = "agpu.fit/8";
-inline constexpr int fit_schema_version = 8;
+// constant took that cost into each launch). Version 9: the chain term, each
+// launch's heaviest block's steps per warp (a version 8 file has none).
+inline constexpr const char* fit_schema = "agpu.fit/9";
+inline constexpr int fit_schema_version = 9;
 
 // A fit: the constants and where they came from.
 struct time_fit {
