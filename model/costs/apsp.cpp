@@ -54,6 +54,16 @@ constexpr std::uint32_t region_threads = 256;
 // times its warps and launches is where a count grows as n^3: every product
 // and sum here is checked (model/checked.hpp), so a count that would wrap
 // throws count_overflow instead.
+// The waits (model::block_waits) among counts `c`.
+std::uint64_t waits_of(const partial_counts& c) {
+    std::uint64_t w = 0;
+    for (counter k : {counter::barrier_instructions, counter::collective_instructions, counter::global_load_instructions,
+                      counter::global_atomic_instructions, counter::shared_load_instructions,
+                      counter::shared_atomic_instructions})
+        if (auto it = c.find(k); it != c.end()) w += it->second;
+    return w;
+}
+
 struct tally {
     partial_counts c;
     static std::uint64_t mul(std::uint64_t a, std::uint64_t b) { return checked_mul(a, b, "apsp closed form"); }
@@ -113,14 +123,14 @@ struct tally {
         add_to(counter::compute_instructions, n);
         add_to(counter::warp_instructions, n);
     }
-    // One launch: its busiest MP's steps (`time`) and its heaviest block's.
+    // One launch: its busiest MP's steps (`time`) and its heaviest block's waits.
     void launch(std::uint64_t blocks, std::uint64_t threads, std::uint64_t time, std::uint64_t heaviest,
                 std::uint64_t shared_words, const machine& m) {
         add_to(counter::launches, 1);
         add_to(counter::thread_blocks, blocks);
         add_to(counter::threads, mul(blocks, threads));
         add_to(counter::time_steps, time);
-        add_to(counter::chain_steps, launch_chain_steps(heaviest, threads, m.b));
+        add_to(counter::chain_waits, launch_chain_waits(heaviest, threads, m.b));
         c[counter::shared_words_max] = std::max(c[counter::shared_words_max], shared_words);
     }
     void add(const partial_counts& o, std::uint64_t times = 1) {
@@ -172,7 +182,8 @@ partial_counts naive(const machine& m, std::uint64_t n, const param_values&) {
             steps.push_back(5 * live);
         }
     const std::uint64_t time = greedy_makespan(steps, m.k());
-    const std::uint64_t heaviest = *std::max_element(steps.begin(), steps.end());
+    // A live warp loads three words (d[i][j], d[i][k], d[k][j]): a block's waits are 3/5 of its steps.
+    const std::uint64_t heaviest = *std::max_element(steps.begin(), steps.end()) / 5 * 3;
     for (std::uint64_t k = 0; k < n; ++k) t.launch(gx * gy, naive_bx * naive_by, time, heaviest, 0, m);
     return t.c;
 }
@@ -230,7 +241,7 @@ void tile_fw_registers(tally& t, const machine& m, std::uint64_t tile, std::uint
     const std::uint64_t threads = tile * tile / 16, b = m.b, warps = threads / b, V = tile / 4;
     const auto ty = [&](std::uint64_t tid) { return tid / 32 / (tile / 32) * 4 + tid % 32 / 8; };
     const auto tx = [&](std::uint64_t tid) { return tid / 32 % (tile / 32) * 8 + tid % 8; };
-    std::uint64_t block_steps = 0;
+    std::uint64_t block_steps = 0, block_waits = 0;
     for (std::uint64_t w = 0; w < warps; ++w) {
         tally c;
         std::uint64_t st = 0;
@@ -276,8 +287,9 @@ void tile_fw_registers(tally& t, const machine& m, std::uint64_t tile, std::uint
         st += (ca.wf + cb.wf + 16 + 1) * tile + 1;
         t.add(c.c);
         block_steps += st;
+        block_waits += waits_of(c.c);
     }
-    t.launch(1, threads, block_steps, block_steps, 4 * tile, m);
+    t.launch(1, threads, block_steps, block_waits, 4 * tile, m);
 }
 
 // One launch of tile_fw on a tile of side `tile` at (origin, origin) of an
@@ -299,7 +311,7 @@ void tile_fw(tally& t, const machine& m, std::uint64_t tile, std::uint64_t es, s
     w.gstore(sec, blk, E);
     t.add(w.c, warps);
     const std::uint64_t warp_steps = E + E + 1 + tile * (1 + E + E + E + 1) + E;
-    t.launch(1, tile_threads, warps * warp_steps, warps * warp_steps, 2 * tile * tile, m);  // two copies of the tile
+    t.launch(1, tile_threads, warps * warp_steps, warps * waits_of(w.c), 2 * tile * tile, m);  // two copies of the tile
 }
 
 // ---------------------------------------------------------------- strips (method B)
@@ -339,7 +351,7 @@ void strips(tally& t, const machine& m, std::uint64_t tile, std::uint64_t sub, s
         per + 4 * chunks + 2 * chunks - 1 + tile * (1 + per) + tile / kv * per * a_cost.wf + per;
     t.add(w.c, warps * blocks);
     const std::uint64_t k = m.k(), rounds = (blocks + k - 1) / k;
-    t.launch(blocks, threads, rounds * warps * warp_steps, warps * warp_steps, 2 * tile * sub, m);
+    t.launch(blocks, threads, rounds * warps * warp_steps, warps * waits_of(w.c), 2 * tile * sub, m);
 }
 
 // ---------------------------------------------------------------- regions (method A, dpx, recursive)
@@ -496,7 +508,7 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
     };
     struct block_cost {
         partial_counts c;
-        std::uint64_t steps = 0;
+        std::uint64_t steps = 0, waits = 0;
     };
     // A chunk's staging loads of one block: by (row mask, A's and C's vector residues).
     std::unordered_map<std::uint64_t, block_cost> staging_memo;
@@ -550,7 +562,7 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
     };
     std::unordered_map<std::array<std::uint64_t, 4>, block_cost, key_hash> memo;
     std::vector<std::uint64_t> steps;
-    std::uint64_t total_blocks = 0;
+    std::uint64_t total_blocks = 0, heaviest = 0;  // heaviest: the most waits of a block
     for (std::uint64_t ji = 0; ji < jobs.size(); ++ji) {
         const job& J = jobs[ji];
         const std::uint64_t width = G.vectors * epv;
@@ -672,15 +684,16 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                 }
                 bc.c = std::move(blk.c);
                 bc.steps = st;
+                bc.waits = waits_of(bc.c);
                 it = memo.emplace(key, std::move(bc)).first;
             }
             t.add(it->second.c);
             steps.push_back(it->second.steps);
+            heaviest = std::max(heaviest, it->second.waits);
         }
     }
     const std::uint64_t words = (pipe ? 2 * G.shared_words(16) : G.shared_words(kc)) + (ahead ? 4 : 0);
-    t.launch(total_blocks, region_threads, greedy_makespan(steps, m.k()), *std::max_element(steps.begin(), steps.end()),
-             words, m);
+    t.launch(total_blocks, region_threads, greedy_makespan(steps, m.k()), heaviest, words, m);
 }
 
 // The kernels' choice (apsp_runs.hpp, launch_regions and pick_region_shape):

@@ -80,7 +80,7 @@ public:
     };
 
     launch_tally(const machine& m, std::uint64_t n, std::uint64_t block = block_threads)
-        : m_(m), n_(n), block_(block), steps_((n + block - 1) / block, 0) {}
+        : m_(m), n_(n), block_(block), steps_((n + block - 1) / block, 0), waits_(steps_.size(), 0) {}
 
     const machine& device() const { return m_; }
     std::uint64_t block() const { return blk_; }
@@ -95,8 +95,14 @@ public:
             }
     }
 
-    void barrier() { issue(counter::barrier_instructions); }
-    void warp_sync() { issue(counter::collective_instructions); }
+    void barrier() {
+        issue(counter::barrier_instructions);
+        waits_[blk_] += 1;
+    }
+    void warp_sync() {
+        issue(counter::collective_instructions);
+        waits_[blk_] += 1;
+    }
     void compute(std::uint64_t k) {
         c_[counter::compute_instructions] += k;
         c_[counter::warp_instructions] += k;
@@ -110,6 +116,7 @@ public:
         add_global(c_, o == op::load, 1, sectors, blocks);
         c_[counter::io_blocks] += blocks;
         access(lanes, 1);
+        if (o == op::load) waits_[blk_] += 1;
     }
     void global_atomic(std::uint64_t lanes, const atomic_cost& a) {
         c_[counter::global_atomic_instructions] += 1;
@@ -117,6 +124,7 @@ public:
         c_[counter::global_atomic_blocks] += a.blocks;
         c_[counter::io_blocks] += a.blocks;
         access(lanes, 1);
+        waits_[blk_] += 1;
     }
     // A shared access of `lanes` lanes whose words cost `bc`: its wavefronts are its steps.
     void shared(op o, std::uint64_t lanes, const bank_cost& bc) {
@@ -140,6 +148,7 @@ public:
                 break;
         }
         access(lanes, bc.wf);
+        if (o != op::store) waits_[blk_] += 1;
     }
     // The bank cost of `count` consecutive 4-byte values from value `first`.
     bank_cost consecutive(std::uint64_t first, std::uint64_t count) const {
@@ -163,8 +172,8 @@ public:
         c_[counter::thread_blocks] = steps_.size();
         c_[counter::threads] = steps_.size() * block_;
         c_[counter::time_steps] = greedy_makespan(steps_, m_.k());
-        c_[counter::chain_steps] =
-            launch_chain_steps(steps_.empty() ? 0 : *std::max_element(steps_.begin(), steps_.end()), block_, m_.b);
+        c_[counter::chain_waits] =
+            launch_chain_waits(waits_.empty() ? 0 : *std::max_element(waits_.begin(), waits_.end()), block_, m_.b);
         c_[counter::shared_words_max] = units(0, shared_values * value_bytes, m_.word_bytes());
         partial_counts p;
         for (std::size_t i = 0; i < counter_count; ++i) p[counter(i)] = c_.v[i];
@@ -185,7 +194,7 @@ private:
 
     const machine& m_;
     std::uint64_t n_, block_, blk_ = 0;
-    std::vector<std::uint64_t> steps_;
+    std::vector<std::uint64_t> steps_, waits_;  // each block's
     counts c_;
 };
 
@@ -323,7 +332,7 @@ partial_counts chase(const machine& m, std::uint64_t n, const param_values&) {
     add_global(c, false, 1, 1, 1);
     c[counter::io_blocks] = c[counter::lane_accesses] = c[counter::warp_instructions] = n + 1;
     c[counter::time_steps] = n + 1;
-    c[counter::chain_steps] = launch_chain_steps(n + 1, 1, m.b);
+    c[counter::chain_waits] = launch_chain_waits(n, 1, m.b);  // its loads
     c[counter::launches] = c[counter::thread_blocks] = c[counter::threads] = 1;
     partial_counts p;
     for (std::size_t i = 0; i < counter_count; ++i) p[counter(i)] = c.v[i];

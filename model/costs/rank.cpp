@@ -317,7 +317,7 @@ tally interleaved_tile(const machine& m, const interleaved_shape& s, std::uint64
 // hold the end of the bit vector), so a few are costed and the rest repeat.
 template <class Tile>
 tally build_costs(const machine& m, std::uint64_t tiles, const shared_map& sh, Tile tile_body,
-                  std::uint64_t& time_steps, std::uint64_t& chain_steps) {
+                  std::uint64_t& time_steps, std::uint64_t& chain_waits) {
     const std::uint64_t b = m.b, W = block_threads / b, period = std::max<std::uint64_t>(4, b / 2);
     std::map<std::uint64_t, tally> bodies, heads;  // by tile (last two) and by look-back class
     const auto body = [&](std::uint64_t t) -> const tally& {
@@ -339,15 +339,17 @@ tally build_costs(const machine& m, std::uint64_t tiles, const shared_map& sh, T
     };
     tally total(m);
     std::vector<std::uint64_t> steps(tiles);
+    std::uint64_t heaviest = 0;  // the most waits of a tile
     for (std::uint64_t t = 0; t < tiles; ++t) {
         const tally& h = head(t);
         const tally& bd = body(t);
         steps[t] = h.steps() + bd.steps();
+        heaviest = std::max(heaviest, block_waits(h.all()) + block_waits(bd.all()));
         total.add(h);
         total.add(bd);
     }
     time_steps = greedy_makespan(steps, m.k());
-    chain_steps = launch_chain_steps(*std::max_element(steps.begin(), steps.end()), block_threads, b);
+    chain_waits = launch_chain_waits(heaviest, block_threads, b);
     return total;
 }
 
@@ -371,7 +373,7 @@ partial_counts jacobson_build_counts(const machine& m, std::uint64_t n) {
         m, s.tiles, jacobson_shared, [&](std::uint64_t tile) { return jacobson_tile(m, s, tile); }, time, chain);
     partial_counts c = to_partial(t);
     c[counter::time_steps] = time;
-    c[counter::chain_steps] = chain;
+    c[counter::chain_waits] = chain;
     c[counter::shared_words_max] = jacobson_shared.words;
     launch(c, s.tiles, block_threads);
     return c;
@@ -385,7 +387,7 @@ partial_counts interleaved_build_counts(const machine& m, std::uint64_t n) {
         chain);
     partial_counts c = to_partial(t);
     c[counter::time_steps] = time;
-    c[counter::chain_steps] = chain;
+    c[counter::chain_waits] = chain;
     c[counter::shared_words_max] = interleaved_shared.words;
     launch(c, s.tiles, block_threads);
     return c;
@@ -454,7 +456,7 @@ tally query_warp(const machine& m, const query_plan& plan, std::uint64_t first, 
 
 // Exact counters of the query launch; its warps in `warps`.
 tally query_costs(const machine& m, const query_plan& plan, std::uint64_t queries, std::uint64_t& time_steps,
-                  std::uint64_t& chain_steps, query_warps& warps) {
+                  std::uint64_t& chain_waits, query_warps& warps) {
     const std::uint64_t b = m.b, blocks = (queries + query_threads - 1) / query_threads;
     warps = {queries / b, queries % b};
     tally total(m);
@@ -469,7 +471,10 @@ tally query_costs(const machine& m, const query_plan& plan, std::uint64_t querie
     std::vector<std::uint64_t> steps(blocks, full.steps() * (query_threads / b));
     steps.back() = full.steps() * ((queries - (blocks - 1) * query_threads) / b) + rest_steps;
     time_steps = greedy_makespan(steps, m.k());
-    chain_steps = launch_chain_steps(*std::max_element(steps.begin(), steps.end()), query_threads, b);
+    const std::uint64_t last_waits = block_waits(full.all()) * ((queries - (blocks - 1) * query_threads) / b) +
+                                     (warps.rest > 0 ? block_waits(query_warp(m, plan, warps.full * b, warps.rest).all()) : 0);
+    const std::uint64_t heaviest = std::max(blocks > 1 ? block_waits(full.all()) * (query_threads / b) : 0, last_waits);
+    chain_waits = launch_chain_waits(heaviest, query_threads, b);
     return total;
 }
 
@@ -484,7 +489,7 @@ partial_counts rank_costs(const machine& m, const std::string& key, std::uint64_
     const tally q = query_costs(m, plan, queries, time, chain, warps);
     for (std::size_t i = 0; i < counter_count; ++i) c[counter(i)] += q.all().v[i];
     c[counter::time_steps] += time;
-    c[counter::chain_steps] += chain;
+    c[counter::chain_waits] += chain;
     launch(c, (queries + query_threads - 1) / query_threads, query_threads);
     // The random loads' sectors and blocks depend on the data: in the bounds only.
     for (counter k :

@@ -123,11 +123,12 @@ counts launch(const machine& m, std::uint64_t blocks, std::uint64_t block, std::
     special.erase(std::unique(special.begin(), special.end()), special.end());
     tally t{m, {}};
     mp_loads mps(m.k());
-    std::uint64_t heaviest = 0;
+    std::uint64_t heaviest = 0;  // the most waits of a block
     for (std::size_t i = 0; i < special.size(); ++i) {
-        const std::uint64_t own = block_cost(special[i], t);
-        mps.add(1, own);
-        heaviest = std::max(heaviest, own);
+        tally own{m, {}};
+        mps.add(1, block_cost(special[i], own));
+        for (std::size_t c = 0; c < counter_count; ++c) t.c.v[c] += own.c.v[c];
+        heaviest = std::max(heaviest, block_waits(own.c));
         const std::uint64_t next = i + 1 < special.size() ? special[i + 1] : blocks;
         if (next > special[i] + 1) {
             tally one{m, {}};
@@ -135,14 +136,14 @@ counts launch(const machine& m, std::uint64_t blocks, std::uint64_t block, std::
             const std::uint64_t alike = next - special[i] - 1;
             for (std::size_t c = 0; c < counter_count; ++c) t.c.v[c] += alike * one.c.v[c];
             mps.add(alike, steps);
-            heaviest = std::max(heaviest, steps);
+            heaviest = std::max(heaviest, block_waits(one.c));
         }
     }
     t.c[counter::launches] = 1;
     t.c[counter::thread_blocks] = blocks;
     t.c[counter::threads] = blocks * block;
     t.c[counter::time_steps] = mps.makespan();
-    t.c[counter::chain_steps] = launch_chain_steps(heaviest, block, m.b);
+    t.c[counter::chain_waits] = launch_chain_waits(heaviest, block, m.b);
     return t.c;
 }
 
@@ -218,7 +219,7 @@ partial_counts serial(const machine& m, std::uint64_t n, const param_values& p) 
     t.c[counter::thread_blocks] = 1;
     t.c[counter::threads] = 1;
     t.c[counter::time_steps] = steps;
-    t.c[counter::chain_steps] = launch_chain_steps(steps, 1, m.b);
+    t.c[counter::chain_waits] = launch_chain_waits(block_waits(t.c), 1, m.b);
     return as_partial(t.c);
 }
 

@@ -73,7 +73,7 @@ const std::vector<counter>& time_model_inputs() {
         counter::launches,         counter::thread_blocks,       counter::threads,
         counter::time_steps,       counter::io_blocks,           counter::global_sectors,
         counter::global_load_sectors, counter::global_load_blocks, counter::global_atomic_sectors,
-        counter::bank_conflicts,   counter::chain_steps};
+        counter::bank_conflicts,   counter::chain_waits};
     return c;
 }
 
@@ -96,7 +96,7 @@ time_vector time_features(const counts& c, const device& d, std::uint64_t footpr
     f[std::size_t(time_term::step)] = std::max(0.0, steps - conflicts_per_mp) / clock_hz;  // replays: the shared term's
     f[std::size_t(time_term::shared)] = conflicts_per_mp / clock_hz;
     f[std::size_t(time_term::blocks)] = double(c[counter::thread_blocks]) / sm_clocks_hz;
-    f[std::size_t(time_term::chain)] = double(c[counter::chain_steps]) / clock_hz;
+    f[std::size_t(time_term::chain)] = double(c[counter::chain_waits]) / clock_hz;
     const double launches = double(std::max<std::uint64_t>(c[counter::launches], 1));
     const double underfilled = std::max(0.0, 1 - double(c[counter::threads]) / launches / double(d.agpu.b));
     f[std::size_t(time_term::latency)] = steps * underfilled / clock_hz;

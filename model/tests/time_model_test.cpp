@@ -37,7 +37,7 @@ TEST(TimeModel, FeaturesUseTheDevicesFigures) {
     c[counter::shared_wavefronts] = 132 * 40;
     c[counter::bank_conflicts] = 132 * 10;  // the shared term prices the replays only, the steps the rest
     c[counter::thread_blocks] = 264;
-    c[counter::chain_steps] = 2 * 99;  // two launches whose heaviest blocks take 99 steps a warp
+    c[counter::chain_waits] = 2 * 99;  // two launches whose heaviest blocks wait 99 times a warp
     const auto f = time_features(c, h100, 0);
     const double sm_clocks = sm_clocks_hz(h100);
     EXPECT_DOUBLE_EQ(f[std::size_t(time_term::launch)], 2 * h100.hw.launch_overhead_us * 1e-6);

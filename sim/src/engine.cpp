@@ -1282,15 +1282,27 @@ double t_factor(std::uint64_t df) {
     return q / 1.96;
 }
 
-// The counters a launch knows exactly, whatever it sampled.
-// A launch's chain_steps: its heaviest block's steps per warp.
-std::uint64_t heaviest_chain(const std::vector<std::uint64_t>& block_steps, std::uint64_t block_threads,
+// A launch's chain_waits: its heaviest block's waits per warp.
+std::uint64_t heaviest_chain(const std::vector<std::uint64_t>& block_waits, std::uint64_t block_threads,
                              const model::machine& m) {
     std::uint64_t most = 0;
-    for (auto s : block_steps) most = std::max(most, s);
-    return model::launch_chain_steps(most, block_threads, m.b);
+    for (auto s : block_waits) most = std::max(most, s);
+    return model::launch_chain_waits(most, block_threads, m.b);
+}
+// Where the chain comes from sampled blocks only, the heaviest of the others
+// is unseen: its variance is taken as the sampled blocks' spread (per warp).
+double chain_variance(const std::vector<std::uint64_t>& sampled_waits, std::uint64_t block_threads,
+                      const model::machine& m) {
+    if (sampled_waits.size() < 2) return 0;
+    double mean = 0, ss = 0;
+    for (auto w : sampled_waits) mean += double(w);
+    mean /= double(sampled_waits.size());
+    for (auto w : sampled_waits) ss += (double(w) - mean) * (double(w) - mean);
+    const double warps = double(std::max<std::uint64_t>(1, (block_threads + m.b - 1) / m.b));
+    return ss / double(sampled_waits.size() - 1) / (warps * warps);
 }
 
+// The counters a launch knows exactly, whatever it sampled.
 bool exact_counter(counter c) {
     return c == counter::launches || c == counter::thread_blocks || c == counter::threads;
 }
@@ -1589,7 +1601,7 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
 
     // Per block: steps (recorded blocks). Exact: each worker's summed counters;
     // sampled: each recorded block's counters.
-    std::vector<std::uint64_t> block_steps(nblocks, 0);
+    std::vector<std::uint64_t> block_steps(nblocks, 0), block_waits(nblocks, 0);
     std::vector<counts> sums(workers);
     // A small launch on synthesized inputs, every block recorded: each block's counters (for the variance).
     const bool whole_synth = !sampled && m_synthesized && m_opt.mode == sim_mode::sampled;
@@ -1609,6 +1621,7 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
         [&](unsigned w, std::uint64_t bid, bool record, std::uint64_t steps, const counts& c, std::uint64_t shared) {
             if (record) {
                 block_steps[bid] = steps;
+                block_waits[bid] = model::block_waits(c);
                 if (sampled) {
                     const auto at =
                         std::lower_bound(plan.recorded.begin(), plan.recorded.end(), bid) - plan.recorded.begin();
@@ -1629,7 +1642,7 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
     if (!sampled) {
         for (const auto& s : sums) rec.c.merge(s);
         rec.c[counter::time_steps] = greedy_makespan(block_steps, k);
-        rec.c[counter::chain_steps] = heaviest_chain(block_steps, nthreads, m);
+        rec.c[counter::chain_waits] = heaviest_chain(block_waits, nthreads, m);
         rec.blocks_recorded = nblocks;
         if (whole_synth && nblocks > 1) {
             // Every block recorded, but on synthesized data: the run's own
@@ -1671,7 +1684,7 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
         };
         for (std::size_t i = 0; i < counter_count; ++i) {
             const auto c = static_cast<counter>(i);
-            if (exact_counter(c) || c == counter::time_steps || c == counter::chain_steps) continue;
+            if (exact_counter(c) || c == counter::time_steps || c == counter::chain_waits) continue;
             if (counter_table[i].agg != aggregation::sum) {
                 for (const auto& rc : recorded_counts) rec.c.v[i] = std::max(rec.c.v[i], rc.v[i]);
                 continue;
@@ -1693,7 +1706,10 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
             extrapolate([&](std::size_t j) { return double(block_steps[plan.recorded[j]]); }, steps_var);
         const std::uint64_t makespan = greedy_makespan(block_steps, k);
         rec.c[counter::time_steps] = makespan;
-        rec.c[counter::chain_steps] = heaviest_chain(block_steps, nthreads, m);
+        std::vector<std::uint64_t> recorded_waits;
+        for (auto bid : plan.recorded) recorded_waits.push_back(block_waits[bid]);
+        rec.c[counter::chain_waits] = heaviest_chain(recorded_waits, nthreads, m);
+        rec.variance[std::size_t(counter::chain_waits)] = chain_variance(recorded_waits, nthreads, m);
         if (steps_sum > 0)
             rec.variance[std::size_t(counter::time_steps)] =
                 steps_var * (double(makespan) / steps_sum) * (double(makespan) / steps_sum);
@@ -1845,7 +1861,7 @@ void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3
     std::vector<line> lines;
     for (std::size_t i = 0; i < counter_count; ++i) {
         const auto c = static_cast<counter>(i);
-        if (exact_counter(c) || c == counter::time_steps || c == counter::chain_steps) continue;
+        if (exact_counter(c) || c == counter::time_steps || c == counter::chain_waits) continue;
         if (counter_table[i].agg != aggregation::sum) {
             for (const auto& s : samples) rec.c.v[i] = std::max(rec.c.v[i], s.at.c.v[i]);
             continue;
@@ -1908,12 +1924,20 @@ void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3
         }
     });
     rec.c[counter::time_steps] = nonnegative(spread.mean);
-    {  // the chain of the heaviest block, each at its expected steps
+    {  // the chain: each block's waits as its steps are modeled (its class's line at its work), the heaviest's
+        const auto waits_of = [](const block_sample& b) { return double(model::block_waits(b.c)); };
+        std::vector<line> wlines;
+        double wvar = 0;
+        estimate(waits_of, wvar, wlines);
         std::vector<std::uint64_t> expected(nblocks);
         for (std::uint64_t b = 0; b < nblocks; ++b)
-            expected[b] = own_of[b] ? nonnegative(own_value(steps_of, b))
-                                    : nonnegative(known_steps(b) + lines[class_of(b)].at(double(work[b])));
-        rec.c[counter::chain_steps] = heaviest_chain(expected, nthreads, m);
+            expected[b] = own_of[b] ? nonnegative(own_value(waits_of, b))
+                                    : nonnegative((known.empty() ? 0.0 : waits_of(known[b])) +
+                                                  wlines[class_of(b)].at(double(work[b])));
+        rec.c[counter::chain_waits] = heaviest_chain(expected, nthreads, m);
+        // One block's variance, the total's over the blocks, per warp.
+        const double warps = double(std::max<std::uint64_t>(1, (nthreads + m.b - 1) / m.b));
+        rec.variance[std::size_t(counter::chain_waits)] = wvar / double(nblocks) / (warps * warps);
     }
     if (steps_total > 0)
         rec.variance[std::size_t(counter::time_steps)] =

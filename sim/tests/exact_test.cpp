@@ -103,23 +103,23 @@ TEST(Exact, StrideFormulas) {
     }
 }
 
-// A launch's chain is its heaviest block's steps per warp: micro/barriers in
-// blocks of 96 threads (3 warps) issues count barriers and a store a warp,
-// count + 1 steps; a last block of one live warp issues as many.
-TEST(Exact, TheChainIsTheHeaviestBlocksStepsPerWarp) {
+// A launch's chain is its heaviest block's waits per warp: micro/barriers in
+// blocks of 96 threads (3 warps) waits at count barriers a warp (its store is
+// no wait), and a last block of one live warp as long.
+TEST(Exact, TheChainIsTheHeaviestBlocksWaitsPerWarp) {
     for (std::uint64_t count : {0, 1, 5}) {
         const auto set = std::vector<std::string>{"count=" + std::to_string(count), "threads=96"};
-        EXPECT_EQ(run("h100", "micro/barriers", 1000, set)[counter::chain_steps], count + 1) << count;
-        EXPECT_EQ(run("h100", "micro/barriers", 1, set)[counter::chain_steps], count + 1) << count;
+        EXPECT_EQ(run("h100", "micro/barriers", 1000, set)[counter::chain_waits], count) << count;
+        EXPECT_EQ(run("h100", "micro/barriers", 1, set)[counter::chain_waits], count) << count;
     }
-    // One thread: every step is the chain's (micro/chase: n loads and a store).
-    EXPECT_EQ(run("h100", "micro/chase", 100, {})[counter::chain_steps], 101u);
-    // micro/shared-stride: a block's fill (64 words: warps 0 and 1 store 32
-    // each), barrier, reads (gcd(2, 32) = 2 wavefronts and 3 compute each) and
-    // store, over its 8 warps: 178 steps, 23 a warp.
-    const std::uint64_t block = 2 * (1 + 1 + 4 * (2 + 3) + 1) + 6 * (1 + 4 * (2 + 3) + 1);
-    EXPECT_EQ(run("h100", "micro/shared-stride", 4096, {"stride=2", "repeat=4"})[counter::chain_steps],
-              (block + 7) / 8);
+    // One thread: each of its loads waits for the one before (micro/chase: n loads and a store).
+    EXPECT_EQ(run("h100", "micro/chase", 100, {})[counter::chain_waits], 100u);
+    // micro/shared-stride: a warp waits at the barrier after the fill and at
+    // each of its reads (the fill and the store are stores): 1 + repeat.
+    EXPECT_EQ(run("h100", "micro/shared-stride", 4096, {"stride=2", "repeat=4"})[counter::chain_waits], 5u);
+    // micro/atomics in shared memory: two barriers and an atomic a warp, and
+    // warp 0 reads the counters: 25 waits a block of 8 warps, 4 rounded up.
+    EXPECT_EQ(run("h100", "micro/atomics", 4096, {"space=shared", "distinct=8"})[counter::chain_waits], 3u + 1u);
 }
 
 TEST(Exact, EverySimulatedAlgorithmHasAClosedForm) {

@@ -46,7 +46,7 @@ enum class counter : std::uint8_t {
     warp_instructions,
     lane_accesses,
     shared_words_max,
-    chain_steps,
+    chain_waits,
     count_  // not a counter: the number of counters
 };
 
@@ -141,17 +141,18 @@ inline constexpr std::array<counter_info, counter_count> counter_table{{
      "memory accesses by single lanes (the simulator's unit of work)"},
     {counter::shared_words_max, "shared_words_max", "words", aggregation::max, "",
      "shared-memory footprint of one thread block, in words of w bits (must not exceed M)"},
-    {counter::chain_steps, "chain_steps", "steps", aggregation::sum, "",
-     "AGPU chain: per launch its heaviest block's steps per warp (steps / warps a block, rounded up), the path one "
-     "warp walks when a block's warps are alike; summed over launches"},
+    {counter::chain_waits, "chain_waits", "waits", aggregation::sum, "",
+     "AGPU chain: per launch its heaviest block's waits per warp (barriers, warp collectives, global and shared "
+     "loads and atomics: the instructions whose result a warp waits for; rounded up), the waits one warp walks "
+     "through when a block's warps are alike; summed over launches"},
 }};
 
-// A launch's chain_steps from its heaviest block's steps and its block size
-// (b lanes a warp).
-constexpr std::uint64_t launch_chain_steps(std::uint64_t max_block_steps, std::uint64_t block_threads,
+// A launch's chain_waits from its heaviest block's waits (block_waits) and
+// its block size (b lanes a warp).
+constexpr std::uint64_t launch_chain_waits(std::uint64_t max_block_waits, std::uint64_t block_threads,
                                            std::uint64_t b) {
     const std::uint64_t warps = b == 0 ? 0 : (block_threads + b - 1) / b;
-    return warps == 0 ? 0 : (max_block_steps + warps - 1) / warps;
+    return warps == 0 ? 0 : (max_block_waits + warps - 1) / warps;
 }
 
 constexpr const counter_info& info(counter c) { return counter_table[static_cast<std::size_t>(c)]; }
@@ -209,6 +210,14 @@ struct counts {
             v[i] = counter_table[i].agg == aggregation::sum ? v[i] + o.v[i] : (v[i] > o.v[i] ? v[i] : o.v[i]);
     }
 };
+
+// A block's waits: the warp-instructions whose result its warps wait for
+// (barriers, warp collectives, global and shared loads and atomics).
+inline std::uint64_t block_waits(const counts& c) {
+    return c[counter::barrier_instructions] + c[counter::collective_instructions] +
+           c[counter::global_load_instructions] + c[counter::global_atomic_instructions] +
+           c[counter::shared_load_instructions] + c[counter::shared_atomic_instructions];
+}
 
 // Looks a counter up by its name; false if there is none.
 constexpr bool counter_by_name(std::string_view name, counter& out) {

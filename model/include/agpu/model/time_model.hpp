@@ -46,6 +46,17 @@
 // would add the steps' 12%; and a block's own steps hide it when they are
 // many (APSP's tiles).
 //
+// The chain term. A warp waits at each barrier, warp collective, load and
+// atomic before it goes on; in a launch of few blocks nothing else runs
+// meanwhile, and in a launch of many the waits of one block overlap the
+// others' issue only in part. Each launch adds its heaviest block's waits
+// per warp (chain_waits, counters.hpp), priced per wait: 34 clocks on the
+// H100 fit (session 25; a barrier in a one-block chain costs 15 clocks plus
+// 2 a warp, bench/chains-s24, a DRAM load hundreds). Added, not in the max:
+// as the issue bound's term, or counted only for launches of at most one
+// block per MP, the fit was worse; as steps (compute included) it took 2.6
+// clocks a step and priced the waits at that (model/README.md, "Session 25").
+//
 // The L2 terms. Global sectors (loads, stores, atomics) all pass through the
 // L2; which of them also cross the DRAM interface depends on whether the
 // run's working set stays in the L2. The working set is the run's device
@@ -284,8 +295,9 @@ inline constexpr std::array<time_term_info, time_term_count> time_term_table{{
     {time_term::blocks, "blocks", "SM clocks per thread block per SM (starting a block and retiring it)",
      "thread_blocks / (sm_count * hardware.sm_clock_mhz)", time_bound::dispatch},
     {time_term::chain, "chain",
-     "SM clocks per step of each launch's chain (its heaviest block's steps per warp: what one warp waits through)",
-     "chain_steps / hardware.sm_clock_mhz", time_bound::none},
+     "SM clocks per wait of each launch's chain (its heaviest block's waits per warp: barriers, warp collectives, "
+     "loads and atomics a warp waits for in turn)",
+     "chain_waits / hardware.sm_clock_mhz", time_bound::none},
 }};
 
 constexpr const time_term_info& info(time_term t) { return time_term_table[static_cast<std::size_t>(t)]; }
@@ -337,7 +349,7 @@ time_term dominant_bound(const time_vector& features, const time_vector& constan
 // fitted it. Version 8: the blocks term, a cost per thread block, the
 // dispatch bound of the max (a version 7 file has none, and its launch
 // constant took that cost into each launch). Version 9: the chain term, each
-// launch's heaviest block's steps per warp (a version 8 file has none).
+// launch's heaviest block's waits per warp (a version 8 file has none).
 inline constexpr const char* fit_schema = "agpu.fit/9";
 inline constexpr int fit_schema_version = 9;
 
