@@ -57,10 +57,15 @@ constexpr std::uint32_t region_threads = 256;
 // The waits (model::block_waits) among counts `c`.
 std::uint64_t waits_of(const partial_counts& c) {
     std::uint64_t w = 0;
-    for (counter k : {counter::barrier_instructions, counter::collective_instructions, counter::global_load_instructions,
+    for (counter k : {counter::barrier_instructions, counter::global_load_instructions,
                       counter::global_atomic_instructions, counter::shared_load_instructions,
                       counter::shared_atomic_instructions})
         if (auto it = c.find(k); it != c.end()) w += it->second;
+    return w;
+}
+std::uint64_t collectives_of(const partial_counts& c) {
+    std::uint64_t w = 0;
+    if (auto it = c.find(counter::collective_instructions); it != c.end()) w += it->second;
     return w;
 }
 
@@ -125,7 +130,8 @@ struct tally {
     }
     // One launch: its busiest MP's steps (`time`) and its heaviest block's waits.
     void launch(std::uint64_t blocks, std::uint64_t threads, std::uint64_t time, std::uint64_t heaviest,
-                std::uint64_t shared_words, const machine& m) {
+                std::uint64_t shared_words, const machine& m, std::uint64_t heaviest_collectives = 0) {
+        add_to(counter::chain_collectives, launch_chain_waits(heaviest_collectives, threads, m.b));
         add_to(counter::launches, 1);
         add_to(counter::thread_blocks, blocks);
         add_to(counter::threads, mul(blocks, threads));
@@ -241,7 +247,7 @@ void tile_fw_registers(tally& t, const machine& m, std::uint64_t tile, std::uint
     const std::uint64_t threads = tile * tile / 16, b = m.b, warps = threads / b, V = tile / 4;
     const auto ty = [&](std::uint64_t tid) { return tid / 32 / (tile / 32) * 4 + tid % 32 / 8; };
     const auto tx = [&](std::uint64_t tid) { return tid / 32 % (tile / 32) * 8 + tid % 8; };
-    std::uint64_t block_steps = 0, block_waits = 0;
+    std::uint64_t block_steps = 0, block_waits = 0, block_collectives_sum = 0;
     for (std::uint64_t w = 0; w < warps; ++w) {
         tally c;
         std::uint64_t st = 0;
@@ -288,8 +294,9 @@ void tile_fw_registers(tally& t, const machine& m, std::uint64_t tile, std::uint
         t.add(c.c);
         block_steps += st;
         block_waits += waits_of(c.c);
+        block_collectives_sum += collectives_of(c.c);
     }
-    t.launch(1, threads, block_steps, block_waits, 4 * tile, m);
+    t.launch(1, threads, block_steps, block_waits, 4 * tile, m, block_collectives_sum);
 }
 
 // One launch of tile_fw on a tile of side `tile` at (origin, origin) of an
@@ -311,7 +318,7 @@ void tile_fw(tally& t, const machine& m, std::uint64_t tile, std::uint64_t es, s
     w.gstore(sec, blk, E);
     t.add(w.c, warps);
     const std::uint64_t warp_steps = E + E + 1 + tile * (1 + E + E + E + 1) + E;
-    t.launch(1, tile_threads, warps * warp_steps, warps * waits_of(w.c), 2 * tile * tile, m);  // two copies of the tile
+    t.launch(1, tile_threads, warps * warp_steps, warps * waits_of(w.c), 2 * tile * tile, m, warps * collectives_of(w.c));  // two copies of the tile
 }
 
 // ---------------------------------------------------------------- strips (method B)
@@ -351,7 +358,7 @@ void strips(tally& t, const machine& m, std::uint64_t tile, std::uint64_t sub, s
         per + 4 * chunks + 2 * chunks - 1 + tile * (1 + per) + tile / kv * per * a_cost.wf + per;
     t.add(w.c, warps * blocks);
     const std::uint64_t k = m.k(), rounds = (blocks + k - 1) / k;
-    t.launch(blocks, threads, rounds * warps * warp_steps, warps * waits_of(w.c), 2 * tile * sub, m);
+    t.launch(blocks, threads, rounds * warps * warp_steps, warps * waits_of(w.c), 2 * tile * sub, m, warps * collectives_of(w.c));
 }
 
 // ---------------------------------------------------------------- regions (method A, dpx, recursive)
@@ -508,7 +515,7 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
     };
     struct block_cost {
         partial_counts c;
-        std::uint64_t steps = 0, waits = 0;
+        std::uint64_t steps = 0, waits = 0, collectives = 0;
     };
     // A chunk's staging loads of one block: by (row mask, A's and C's vector residues).
     std::unordered_map<std::uint64_t, block_cost> staging_memo;
@@ -562,7 +569,7 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
     };
     std::unordered_map<std::array<std::uint64_t, 4>, block_cost, key_hash> memo;
     std::vector<std::uint64_t> steps;
-    std::uint64_t total_blocks = 0, heaviest = 0;  // heaviest: the most waits of a block
+    std::uint64_t total_blocks = 0, heaviest = 0, heaviest_collectives = 0;  // the most waits (collectives) of a block
     for (std::uint64_t ji = 0; ji < jobs.size(); ++ji) {
         const job& J = jobs[ji];
         const std::uint64_t width = G.vectors * epv;
@@ -685,15 +692,17 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                 bc.c = std::move(blk.c);
                 bc.steps = st;
                 bc.waits = waits_of(bc.c);
+                bc.collectives = collectives_of(bc.c);
                 it = memo.emplace(key, std::move(bc)).first;
             }
             t.add(it->second.c);
             steps.push_back(it->second.steps);
             heaviest = std::max(heaviest, it->second.waits);
+            heaviest_collectives = std::max(heaviest_collectives, it->second.collectives);
         }
     }
     const std::uint64_t words = (pipe ? 2 * G.shared_words(16) : G.shared_words(kc)) + (ahead ? 4 : 0);
-    t.launch(total_blocks, region_threads, greedy_makespan(steps, m.k()), heaviest, words, m);
+    t.launch(total_blocks, region_threads, greedy_makespan(steps, m.k()), heaviest, words, m, heaviest_collectives);
 }
 
 // The kernels' choice (apsp_runs.hpp, launch_regions and pick_region_shape):

@@ -80,7 +80,7 @@ public:
     };
 
     launch_tally(const machine& m, std::uint64_t n, std::uint64_t block = block_threads)
-        : m_(m), n_(n), block_(block), steps_((n + block - 1) / block, 0), waits_(steps_.size(), 0) {}
+        : m_(m), n_(n), block_(block), steps_((n + block - 1) / block, 0), waits_(steps_.size(), 0), collectives_(steps_.size(), 0) {}
 
     const machine& device() const { return m_; }
     std::uint64_t block() const { return blk_; }
@@ -101,7 +101,7 @@ public:
     }
     void warp_sync() {
         issue(counter::collective_instructions);
-        waits_[blk_] += 1;
+        collectives_[blk_] += 1;
     }
     void compute(std::uint64_t k) {
         c_[counter::compute_instructions] += k;
@@ -174,6 +174,8 @@ public:
         c_[counter::time_steps] = greedy_makespan(steps_, m_.k());
         c_[counter::chain_waits] =
             launch_chain_waits(waits_.empty() ? 0 : *std::max_element(waits_.begin(), waits_.end()), block_, m_.b);
+        c_[counter::chain_collectives] =
+            launch_chain_waits(collectives_.empty() ? 0 : *std::max_element(collectives_.begin(), collectives_.end()), block_, m_.b);
         c_[counter::shared_words_max] = units(0, shared_values * value_bytes, m_.word_bytes());
         partial_counts p;
         for (std::size_t i = 0; i < counter_count; ++i) p[counter(i)] = c_.v[i];
@@ -194,7 +196,7 @@ private:
 
     const machine& m_;
     std::uint64_t n_, block_, blk_ = 0;
-    std::vector<std::uint64_t> steps_, waits_;  // each block's
+    std::vector<std::uint64_t> steps_, waits_, collectives_;  // each block's
     counts c_;
 };
 

@@ -317,7 +317,7 @@ tally interleaved_tile(const machine& m, const interleaved_shape& s, std::uint64
 // hold the end of the bit vector), so a few are costed and the rest repeat.
 template <class Tile>
 tally build_costs(const machine& m, std::uint64_t tiles, const shared_map& sh, Tile tile_body,
-                  std::uint64_t& time_steps, std::uint64_t& chain_waits) {
+                  std::uint64_t& time_steps, std::uint64_t& chain_waits, std::uint64_t& chain_collectives) {
     const std::uint64_t b = m.b, W = block_threads / b, period = std::max<std::uint64_t>(4, b / 2);
     std::map<std::uint64_t, tally> bodies, heads;  // by tile (last two) and by look-back class
     const auto body = [&](std::uint64_t t) -> const tally& {
@@ -339,17 +339,19 @@ tally build_costs(const machine& m, std::uint64_t tiles, const shared_map& sh, T
     };
     tally total(m);
     std::vector<std::uint64_t> steps(tiles);
-    std::uint64_t heaviest = 0;  // the most waits of a tile
+    std::uint64_t heaviest = 0, heaviest_collectives = 0;  // the most waits (collectives) of a tile
     for (std::uint64_t t = 0; t < tiles; ++t) {
         const tally& h = head(t);
         const tally& bd = body(t);
         steps[t] = h.steps() + bd.steps();
         heaviest = std::max(heaviest, block_waits(h.all()) + block_waits(bd.all()));
+        heaviest_collectives = std::max(heaviest_collectives, block_collectives(h.all()) + block_collectives(bd.all()));
         total.add(h);
         total.add(bd);
     }
     time_steps = greedy_makespan(steps, m.k());
     chain_waits = launch_chain_waits(heaviest, block_threads, b);
+    chain_collectives = launch_chain_waits(heaviest_collectives, block_threads, b);
     return total;
 }
 
@@ -368,12 +370,13 @@ void launch(partial_counts& c, std::uint64_t blocks, std::uint64_t threads) {
 
 partial_counts jacobson_build_counts(const machine& m, std::uint64_t n) {
     const jacobson_shape s = jacobson_of(n);
-    std::uint64_t time = 0, chain = 0;
+    std::uint64_t time = 0, chain = 0, collectives = 0;
     const tally t = build_costs(
-        m, s.tiles, jacobson_shared, [&](std::uint64_t tile) { return jacobson_tile(m, s, tile); }, time, chain);
+        m, s.tiles, jacobson_shared, [&](std::uint64_t tile) { return jacobson_tile(m, s, tile); }, time, chain, collectives);
     partial_counts c = to_partial(t);
     c[counter::time_steps] = time;
     c[counter::chain_waits] = chain;
+    c[counter::chain_collectives] = collectives;
     c[counter::shared_words_max] = jacobson_shared.words;
     launch(c, s.tiles, block_threads);
     return c;
@@ -381,13 +384,14 @@ partial_counts jacobson_build_counts(const machine& m, std::uint64_t n) {
 
 partial_counts interleaved_build_counts(const machine& m, std::uint64_t n) {
     const interleaved_shape s = interleaved_of(n);
-    std::uint64_t time = 0, chain = 0;
+    std::uint64_t time = 0, chain = 0, collectives = 0;
     const tally t = build_costs(
         m, s.tiles, interleaved_shared, [&](std::uint64_t tile) { return interleaved_tile(m, s, tile); }, time,
-        chain);
+        chain, collectives);
     partial_counts c = to_partial(t);
     c[counter::time_steps] = time;
     c[counter::chain_waits] = chain;
+    c[counter::chain_collectives] = collectives;
     c[counter::shared_words_max] = interleaved_shared.words;
     launch(c, s.tiles, block_threads);
     return c;
@@ -456,7 +460,7 @@ tally query_warp(const machine& m, const query_plan& plan, std::uint64_t first, 
 
 // Exact counters of the query launch; its warps in `warps`.
 tally query_costs(const machine& m, const query_plan& plan, std::uint64_t queries, std::uint64_t& time_steps,
-                  std::uint64_t& chain_waits, query_warps& warps) {
+                  std::uint64_t& chain_waits, query_warps& warps, std::uint64_t& chain_collectives) {
     const std::uint64_t b = m.b, blocks = (queries + query_threads - 1) / query_threads;
     warps = {queries / b, queries % b};
     tally total(m);
@@ -475,6 +479,12 @@ tally query_costs(const machine& m, const query_plan& plan, std::uint64_t querie
                                      (warps.rest > 0 ? block_waits(query_warp(m, plan, warps.full * b, warps.rest).all()) : 0);
     const std::uint64_t heaviest = std::max(blocks > 1 ? block_waits(full.all()) * (query_threads / b) : 0, last_waits);
     chain_waits = launch_chain_waits(heaviest, query_threads, b);
+    {
+        const std::uint64_t last = block_collectives(full.all()) * ((queries - (blocks - 1) * query_threads) / b) +
+                                   (warps.rest > 0 ? block_collectives(query_warp(m, plan, warps.full * b, warps.rest).all()) : 0);
+        const std::uint64_t most = std::max(blocks > 1 ? block_collectives(full.all()) * (query_threads / b) : 0, last);
+        chain_collectives = launch_chain_waits(most, query_threads, b);
+    }
     return total;
 }
 
@@ -486,10 +496,12 @@ partial_counts rank_costs(const machine& m, const std::string& key, std::uint64_
     const std::uint64_t queries = query_count(n, p);
     std::uint64_t time = 0, chain = 0;
     query_warps warps;
-    const tally q = query_costs(m, plan, queries, time, chain, warps);
+    std::uint64_t qcollectives = 0;
+    const tally q = query_costs(m, plan, queries, time, chain, warps, qcollectives);
     for (std::size_t i = 0; i < counter_count; ++i) c[counter(i)] += q.all().v[i];
     c[counter::time_steps] += time;
     c[counter::chain_waits] += chain;
+    c[counter::chain_collectives] += qcollectives;
     launch(c, (queries + query_threads - 1) / query_threads, query_threads);
     // The random loads' sectors and blocks depend on the data: in the bounds only.
     for (counter k :
@@ -536,7 +548,8 @@ count_bounds rank_query_bounds(const machine& m, const std::string& key, std::ui
         const std::uint64_t queries = query_count(n, p);
         std::uint64_t time = 0, chain = 0;
         query_warps warps;
-        const tally q = query_costs(m, plan, queries, time, chain, warps);
+        std::uint64_t qcollectives = 0;
+        const tally q = query_costs(m, plan, queries, time, chain, warps, qcollectives);
         // Exact parts (argument loads, broadcasts, answer stores) ...
         lo_sec += q[counter::global_load_sectors];
         lo_blk += q[counter::global_load_blocks];

@@ -69,6 +69,11 @@ public:
         c.v = m_c;
         return block_waits(c);
     }
+    std::uint64_t collectives() const {
+        counts c;
+        c.v = m_c;
+        return block_collectives(c);
+    }
 
     // One global warp-instruction over the contiguous bytes [first, first + bytes)
     // (an atomic: of one lane).
@@ -187,7 +192,7 @@ std::uint64_t makespan(const std::vector<std::pair<std::uint64_t, std::uint64_t>
 struct launch_sum {
     std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;  // (steps, blocks)
     std::uint64_t blocks = 0, threads_per_block = 0, shared_words = 0;
-    std::uint64_t heaviest_waits = 0;  // the most waits of a block
+    std::uint64_t heaviest_waits = 0, heaviest_collectives = 0;  // the most waits (collectives) of a block
 };
 
 void finish_launch(const launch_sum& l, const tally& t, const machine& m, partial_counts& out) {
@@ -197,6 +202,7 @@ void finish_launch(const launch_sum& l, const tally& t, const machine& m, partia
     out[counter::threads] += l.blocks * l.threads_per_block;
     out[counter::time_steps] += makespan(l.runs, m.k());
     out[counter::chain_waits] += launch_chain_waits(l.heaviest_waits, l.threads_per_block, m.b);
+    out[counter::chain_collectives] += launch_chain_waits(l.heaviest_collectives, l.threads_per_block, m.b);
     out[counter::shared_words_max] = std::max(out[counter::shared_words_max], l.shared_words);
 }
 
@@ -260,6 +266,7 @@ void launch_of(const machine& m, std::uint64_t first_block, std::uint64_t blocks
         total.add(t, times);
         l.runs.push_back({t.steps(), times});
         l.heaviest_waits = std::max(l.heaviest_waits, t.waits());
+        l.heaviest_collectives = std::max(l.heaviest_collectives, t.collectives());
     };
     run(kernel(first_block), 1);
     if (blocks > 2) run(kernel(first_block + 1), blocks - 2);
@@ -410,12 +417,14 @@ partial_counts work_efficient(const machine& m, std::uint64_t n, const param_val
     total.add(first);
     l.runs.push_back({first.steps(), 1});
     l.heaviest_waits = first.waits();
+    l.heaviest_collectives = first.collectives();
     if (c.tiles > 2) {
         const tally middle = chained_tile(m, c, n, 1);
         total.add(middle, c.tiles - 2);
         for (std::uint64_t t = 1; t + 1 < c.tiles; ++t) look_back_load(total, m, c, t);
         l.runs.push_back({middle.steps() + 1, c.tiles - 2});
         l.heaviest_waits = std::max(l.heaviest_waits, middle.waits() + 1);  // and its look-back load
+        l.heaviest_collectives = std::max(l.heaviest_collectives, middle.collectives());
     }
     if (c.tiles > 1) {
         tally last = chained_tile(m, c, n, c.tiles - 1);
@@ -423,6 +432,7 @@ partial_counts work_efficient(const machine& m, std::uint64_t n, const param_val
         total.add(last);
         l.runs.push_back({last.steps(), 1});
         l.heaviest_waits = std::max(l.heaviest_waits, last.waits());
+        l.heaviest_collectives = std::max(l.heaviest_collectives, last.collectives());
     }
     finish_launch(l, total, m, out);
     return out;

@@ -123,12 +123,13 @@ counts launch(const machine& m, std::uint64_t blocks, std::uint64_t block, std::
     special.erase(std::unique(special.begin(), special.end()), special.end());
     tally t{m, {}};
     mp_loads mps(m.k());
-    std::uint64_t heaviest = 0;  // the most waits of a block
+    std::uint64_t heaviest = 0, heaviest_collectives = 0;  // the most waits (collectives) of a block
     for (std::size_t i = 0; i < special.size(); ++i) {
         tally own{m, {}};
         mps.add(1, block_cost(special[i], own));
         for (std::size_t c = 0; c < counter_count; ++c) t.c.v[c] += own.c.v[c];
         heaviest = std::max(heaviest, block_waits(own.c));
+        heaviest_collectives = std::max(heaviest_collectives, block_collectives(own.c));
         const std::uint64_t next = i + 1 < special.size() ? special[i + 1] : blocks;
         if (next > special[i] + 1) {
             tally one{m, {}};
@@ -137,6 +138,7 @@ counts launch(const machine& m, std::uint64_t blocks, std::uint64_t block, std::
             for (std::size_t c = 0; c < counter_count; ++c) t.c.v[c] += alike * one.c.v[c];
             mps.add(alike, steps);
             heaviest = std::max(heaviest, block_waits(one.c));
+            heaviest_collectives = std::max(heaviest_collectives, block_collectives(one.c));
         }
     }
     t.c[counter::launches] = 1;
@@ -144,6 +146,7 @@ counts launch(const machine& m, std::uint64_t blocks, std::uint64_t block, std::
     t.c[counter::threads] = blocks * block;
     t.c[counter::time_steps] = mps.makespan();
     t.c[counter::chain_waits] = launch_chain_waits(heaviest, block, m.b);
+    t.c[counter::chain_collectives] = launch_chain_waits(heaviest_collectives, block, m.b);
     return t.c;
 }
 

@@ -73,7 +73,7 @@ const std::vector<counter>& time_model_inputs() {
         counter::launches,         counter::thread_blocks,       counter::threads,
         counter::time_steps,       counter::io_blocks,           counter::global_sectors,
         counter::global_load_sectors, counter::global_load_blocks, counter::global_atomic_sectors,
-        counter::bank_conflicts,   counter::chain_waits};
+        counter::bank_conflicts,   counter::chain_waits, counter::chain_collectives};
     return c;
 }
 
@@ -97,6 +97,7 @@ time_vector time_features(const counts& c, const device& d, std::uint64_t footpr
     f[std::size_t(time_term::shared)] = conflicts_per_mp / clock_hz;
     f[std::size_t(time_term::blocks)] = double(c[counter::thread_blocks]) / sm_clocks_hz;
     f[std::size_t(time_term::chain)] = double(c[counter::chain_waits]) / clock_hz;
+    f[std::size_t(time_term::collective)] = double(c[counter::chain_collectives]) / clock_hz;
     const double launches = double(std::max<std::uint64_t>(c[counter::launches], 1));
     const double underfilled = std::max(0.0, 1 - double(c[counter::threads]) / launches / double(d.agpu.b));
     f[std::size_t(time_term::latency)] = steps * underfilled / clock_hz;
@@ -209,7 +210,7 @@ time_fit fit_from_json(const json& j, const std::string& where) {
                                                        fit_schema + "); use a newer agpu or refit");
     if (version < fit_schema_version)
         throw input_error(where + ": field schema", "\"" + schema + "\" is an older time model than this agpu's (" +
-                                                       fit_schema + ": a launch's chain, a cost per thread block, atomics at the L2's rate, the L2 priced by the blocks it serves, "
+                                                       fit_schema + ": a launch's chain of waits and of warp collectives, a cost per thread block, atomics at the L2's rate, the L2 priced by the blocks it serves, "
                                                        "shared at the pipeline's rate); refit with agpu fit");
     time_fit f;
     f.source = where;

@@ -38,6 +38,7 @@ TEST(TimeModel, FeaturesUseTheDevicesFigures) {
     c[counter::bank_conflicts] = 132 * 10;  // the shared term prices the replays only, the steps the rest
     c[counter::thread_blocks] = 264;
     c[counter::chain_waits] = 2 * 99;  // two launches whose heaviest blocks wait 99 times a warp
+    c[counter::chain_collectives] = 2 * 25;  // and shuffle 25 times
     const auto f = time_features(c, h100, 0);
     const double sm_clocks = sm_clocks_hz(h100);
     EXPECT_DOUBLE_EQ(f[std::size_t(time_term::launch)], 2 * h100.hw.launch_overhead_us * 1e-6);
@@ -47,6 +48,7 @@ TEST(TimeModel, FeaturesUseTheDevicesFigures) {
     EXPECT_DOUBLE_EQ(f[std::size_t(time_term::shared)], 132 * 10 / sm_clocks);
     EXPECT_DOUBLE_EQ(f[std::size_t(time_term::blocks)], 264 / sm_clocks);  // two blocks an SM
     EXPECT_DOUBLE_EQ(f[std::size_t(time_term::chain)], 198 / (h100.hw.sm_clock_mhz * 1e6));  // one SM's clock
+    EXPECT_DOUBLE_EQ(f[std::size_t(time_term::collective)], 50 / (h100.hw.sm_clock_mhz * 1e6));
     EXPECT_EQ(f[std::size_t(time_term::latency)], 0);  // launches of a warp or more
     EXPECT_EQ(f[std::size_t(time_term::atomic)], 0);
     c[counter::threads] = 2;  // one thread per launch: latency-bound
@@ -196,7 +198,7 @@ TEST(TimeModel, FitJsonRoundTrip) {
     EXPECT_TRUE(g.check_datasets.empty());
     EXPECT_FALSE(fit_to_json(f).contains("check_datasets"));  // optional: written only when checked
     EXPECT_EQ(g.quality, f.quality);
-    EXPECT_EQ(fit_to_json(f)["schema"], "agpu.fit/9");
+    EXPECT_EQ(fit_to_json(f)["schema"], "agpu.fit/10");
     f.check_datasets = {"validate/data/h200/stats", "validate/data/h200/scan"};
     EXPECT_EQ(fit_from_json(fit_to_json(f), "mem").check_datasets, f.check_datasets);
 }
@@ -260,12 +262,13 @@ TEST(TimeModel, OlderFitsAreRefused) {
     f.date = "2026";
     auto j = fit_to_json(f);
     for (const char* old :
-         {"agpu.fit/2", "agpu.fit/3", "agpu.fit/4", "agpu.fit/5", "agpu.fit/6", "agpu.fit/7", "agpu.fit/8"}) {
+         {"agpu.fit/2", "agpu.fit/3", "agpu.fit/4", "agpu.fit/5", "agpu.fit/6", "agpu.fit/7", "agpu.fit/8",
+          "agpu.fit/9"}) {
         j["schema"] = old;
         EXPECT_EQ(error_of([&] { fit_from_json(j, "f.json"); }),
                   std::string("f.json: field schema: \"") + old +
-                      "\" is an older time model than this agpu's (agpu.fit/9: a launch's chain, a cost per thread block, atomics at the L2's rate, the L2 "
-                      "priced by the blocks it serves, shared at the pipeline's rate); refit with agpu fit");
+                      "\" is an older time model than this agpu's (agpu.fit/10: a launch's chain of waits and of warp collectives, a cost per thread block, "
+                      "atomics at the L2's rate, the L2 priced by the blocks it serves, shared at the pipeline's rate); refit with agpu fit");
     }
 }
 
@@ -304,12 +307,12 @@ TEST(TimeModel, FitFileErrorsNameFieldAndRule) {
         change(j);
         return error_of([&] { fit_from_json(j, "f.json"); });
     };
-    EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/10"; }),
-              "f.json: field schema: \"agpu.fit/10\" is newer than this agpu reads (agpu.fit/9); use a newer agpu or refit");
+    EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/11"; }),
+              "f.json: field schema: \"agpu.fit/11\" is newer than this agpu reads (agpu.fit/10); use a newer agpu or refit");
     EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/1"; }),
-              "f.json: field schema: \"agpu.fit/1\" is an older time model than this agpu's (agpu.fit/9: a launch's chain, a cost per thread block, "
-              "atomics at the L2's rate, the L2 priced by the blocks it serves, shared at the pipeline's rate); refit with agpu fit");
-    EXPECT_EQ(with([](auto& j) { j["schema"] = "other/1"; }), "f.json: field schema: must be agpu.fit/9, got \"other/1\"");
+              "f.json: field schema: \"agpu.fit/1\" is an older time model than this agpu's (agpu.fit/10: a launch's chain of waits and of warp "
+              "collectives, a cost per thread block, atomics at the L2's rate, the L2 priced by the blocks it serves, shared at the pipeline's rate); refit with agpu fit");
+    EXPECT_EQ(with([](auto& j) { j["schema"] = "other/1"; }), "f.json: field schema: must be agpu.fit/10, got \"other/1\"");
     EXPECT_EQ(with([](auto& j) { j.erase("schema"); }), "f.json: field schema: is required");
     EXPECT_EQ(with([](auto& j) { j["constants"]["dram"] = -1; }),
               "f.json: field constants.dram: must be finite and non-negative, got -1");

@@ -272,8 +272,8 @@ section fit_section(const model::time_fit& used, const validate::fit_report& ref
           "dispatch: c_blocks x thread blocks / (SMs x clock)) + "
           "(c_latency x steps + c_dram_latency x DRAM atoms + c_l2_latency x sectors first read from the "
           "L2) / clock for launches of less than a warp + c_atomic x atomic sectors / "
-          "clock + c_chain x chain waits (each launch's heaviest block's waits per warp: barriers, warp collectives, loads "
-          "and atomics) / clock, where a run whose footprint fits in the L2 moves at most its footprint from DRAM "
+          "clock + (c_chain x chain waits + c_collective x chain collectives) / clock (each launch's heaviest block's "
+          "waits per warp, barriers, loads and atomics, and its warp collectives per warp), where a run whose footprint fits in the L2 moves at most its footprint from DRAM "
           "(`model/include/agpu/model/time_model.hpp`). Every prediction in this report uses the "
           "constants of " + (used.source.empty() ? std::string("the committed fit (model/fits/h100.json)") : used.source) +
           ", fitted on " + used.device + " on " + used.date + ".");

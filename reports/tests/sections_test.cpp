@@ -119,7 +119,8 @@ TEST(Sections, FitSectionShowsUsedAndRefittedConstants) {
         s.run_id = s.algo + " n=" + std::to_string(s.n);
         s.device_id = "h100";
         s.size_range = i / 6;
-        for (std::size_t t = 0; t < model::time_term_count; ++t) s.features[t] = 1e-6 * double(1 + (std::size_t(i) * 7 + t * 3) % 11);
+        // A residue modulo 13 (more than the terms): no two terms' columns alike.
+        for (std::size_t t = 0; t < model::time_term_count; ++t) s.features[t] = 1e-6 * double(1 + (std::size_t(i) * 7 + t * 3) % 13);
         s.measured_s = model::predict_seconds(s.features, truth);
         refit.data.samples.push_back(s);
     }

@@ -1601,7 +1601,7 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
 
     // Per block: steps (recorded blocks). Exact: each worker's summed counters;
     // sampled: each recorded block's counters.
-    std::vector<std::uint64_t> block_steps(nblocks, 0), block_waits(nblocks, 0);
+    std::vector<std::uint64_t> block_steps(nblocks, 0), block_waits(nblocks, 0), block_collectives(nblocks, 0);
     std::vector<counts> sums(workers);
     // A small launch on synthesized inputs, every block recorded: each block's counters (for the variance).
     const bool whole_synth = !sampled && m_synthesized && m_opt.mode == sim_mode::sampled;
@@ -1622,6 +1622,7 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
             if (record) {
                 block_steps[bid] = steps;
                 block_waits[bid] = model::block_waits(c);
+                block_collectives[bid] = model::block_collectives(c);
                 if (sampled) {
                     const auto at =
                         std::lower_bound(plan.recorded.begin(), plan.recorded.end(), bid) - plan.recorded.begin();
@@ -1643,6 +1644,7 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
         for (const auto& s : sums) rec.c.merge(s);
         rec.c[counter::time_steps] = greedy_makespan(block_steps, k);
         rec.c[counter::chain_waits] = heaviest_chain(block_waits, nthreads, m);
+        rec.c[counter::chain_collectives] = heaviest_chain(block_collectives, nthreads, m);
         rec.blocks_recorded = nblocks;
         if (whole_synth && nblocks > 1) {
             // Every block recorded, but on synthesized data: the run's own
@@ -1684,7 +1686,7 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
         };
         for (std::size_t i = 0; i < counter_count; ++i) {
             const auto c = static_cast<counter>(i);
-            if (exact_counter(c) || c == counter::time_steps || c == counter::chain_waits) continue;
+            if (exact_counter(c) || c == counter::time_steps || c == counter::chain_waits || c == counter::chain_collectives) continue;
             if (counter_table[i].agg != aggregation::sum) {
                 for (const auto& rc : recorded_counts) rec.c.v[i] = std::max(rec.c.v[i], rc.v[i]);
                 continue;
@@ -1706,8 +1708,11 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
             extrapolate([&](std::size_t j) { return double(block_steps[plan.recorded[j]]); }, steps_var);
         const std::uint64_t makespan = greedy_makespan(block_steps, k);
         rec.c[counter::time_steps] = makespan;
-        std::vector<std::uint64_t> recorded_waits;
+        std::vector<std::uint64_t> recorded_waits, recorded_collectives;
         for (auto bid : plan.recorded) recorded_waits.push_back(block_waits[bid]);
+        for (auto bid : plan.recorded) recorded_collectives.push_back(block_collectives[bid]);
+        rec.c[counter::chain_collectives] = heaviest_chain(recorded_collectives, nthreads, m);
+        rec.variance[std::size_t(counter::chain_collectives)] = chain_variance(recorded_collectives, nthreads, m);
         rec.c[counter::chain_waits] = heaviest_chain(recorded_waits, nthreads, m);
         rec.variance[std::size_t(counter::chain_waits)] = chain_variance(recorded_waits, nthreads, m);
         if (steps_sum > 0)
@@ -1861,7 +1866,7 @@ void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3
     std::vector<line> lines;
     for (std::size_t i = 0; i < counter_count; ++i) {
         const auto c = static_cast<counter>(i);
-        if (exact_counter(c) || c == counter::time_steps || c == counter::chain_waits) continue;
+        if (exact_counter(c) || c == counter::time_steps || c == counter::chain_waits || c == counter::chain_collectives) continue;
         if (counter_table[i].agg != aggregation::sum) {
             for (const auto& s : samples) rec.c.v[i] = std::max(rec.c.v[i], s.at.c.v[i]);
             continue;
@@ -1924,8 +1929,10 @@ void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3
         }
     });
     rec.c[counter::time_steps] = nonnegative(spread.mean);
-    {  // the chain: each block's waits as its steps are modeled (its class's line at its work), the heaviest's
-        const auto waits_of = [](const block_sample& b) { return double(model::block_waits(b.c)); };
+    for (const counter which : {counter::chain_waits, counter::chain_collectives}) {
+        const auto waits_of = [&](const block_sample& b) {
+            return double(which == counter::chain_waits ? model::block_waits(b.c) : model::block_collectives(b.c));
+        };
         std::vector<line> wlines;
         double wvar = 0;
         estimate(waits_of, wvar, wlines);
@@ -1934,10 +1941,10 @@ void executor::record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3
             expected[b] = own_of[b] ? nonnegative(own_value(waits_of, b))
                                     : nonnegative((known.empty() ? 0.0 : waits_of(known[b])) +
                                                   wlines[class_of(b)].at(double(work[b])));
-        rec.c[counter::chain_waits] = heaviest_chain(expected, nthreads, m);
+        rec.c[which] = heaviest_chain(expected, nthreads, m);
         // One block's variance, the total's over the blocks, per warp.
         const double warps = double(std::max<std::uint64_t>(1, (nthreads + m.b - 1) / m.b));
-        rec.variance[std::size_t(counter::chain_waits)] = wvar / double(nblocks) / (warps * warps);
+        rec.variance[std::size_t(which)] = wvar / double(nblocks) / (warps * warps);
     }
     if (steps_total > 0)
         rec.variance[std::size_t(counter::time_steps)] =

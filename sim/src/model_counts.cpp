@@ -15,7 +15,7 @@ std::string to_string(count_source s) { return s == count_source::closed_form ? 
 const std::vector<counter>& time_model_counters() {
     static const std::vector<counter> c = {counter::launches,       counter::threads,        counter::thread_blocks,
                                            counter::time_steps,     counter::global_sectors, counter::global_atomic_sectors,
-                                           counter::chain_waits};
+                                           counter::chain_waits, counter::chain_collectives};
     return c;
 }
 

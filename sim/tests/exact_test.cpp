@@ -103,9 +103,10 @@ TEST(Exact, StrideFormulas) {
     }
 }
 
-// A launch's chain is its heaviest block's waits per warp: micro/barriers in
-// blocks of 96 threads (3 warps) waits at count barriers a warp (its store is
-// no wait), and a last block of one live warp as long.
+// A launch's chain is its heaviest block's waits per warp, and its warp
+// collectives per warp: micro/barriers in blocks of 96 threads (3 warps)
+// waits at count barriers a warp (its store is no wait), and a last block of
+// one live warp as long.
 TEST(Exact, TheChainIsTheHeaviestBlocksWaitsPerWarp) {
     for (std::uint64_t count : {0, 1, 5}) {
         const auto set = std::vector<std::string>{"count=" + std::to_string(count), "threads=96"};
@@ -120,6 +121,11 @@ TEST(Exact, TheChainIsTheHeaviestBlocksWaitsPerWarp) {
     // micro/atomics in shared memory: two barriers and an atomic a warp, and
     // warp 0 reads the counters: 25 waits a block of 8 warps, 4 rounded up.
     EXPECT_EQ(run("h100", "micro/atomics", 4096, {"space=shared", "distinct=8"})[counter::chain_waits], 3u + 1u);
+    // micro/divergent: `ways` warp syncs a warp, and stores (no waits).
+    const auto div = run("h100", "micro/divergent", 4096, {"ways=3"});
+    EXPECT_EQ(div[counter::chain_collectives], 3u);
+    EXPECT_EQ(div[counter::chain_waits], 0u);
+    EXPECT_EQ(run("h100", "micro/barriers", 1000, {"count=2"})[counter::chain_collectives], 0u);
 }
 
 TEST(Exact, EverySimulatedAlgorithmHasAClosedForm) {

@@ -47,6 +47,7 @@ enum class counter : std::uint8_t {
     lane_accesses,
     shared_words_max,
     chain_waits,
+    chain_collectives,
     count_  // not a counter: the number of counters
 };
 
@@ -142,9 +143,12 @@ inline constexpr std::array<counter_info, counter_count> counter_table{{
     {counter::shared_words_max, "shared_words_max", "words", aggregation::max, "",
      "shared-memory footprint of one thread block, in words of w bits (must not exceed M)"},
     {counter::chain_waits, "chain_waits", "waits", aggregation::sum, "",
-     "AGPU chain: per launch its heaviest block's waits per warp (barriers, warp collectives, global and shared "
-     "loads and atomics: the instructions whose result a warp waits for; rounded up), the waits one warp walks "
-     "through when a block's warps are alike; summed over launches"},
+     "AGPU chain: per launch its heaviest block's waits per warp (barriers, global and shared loads and atomics: "
+     "the instructions whose result a warp waits for; rounded up), the waits one warp goes through in turn when a "
+     "block's warps are alike; summed over launches"},
+    {counter::chain_collectives, "chain_collectives", "collectives", aggregation::sum, "",
+     "per launch its heaviest block's warp collectives per warp (rounded up): the levels of its warps' reductions "
+     "and scans, each a shuffle and the arithmetic that waits for it; summed over launches"},
 }};
 
 // A launch's chain_waits from its heaviest block's waits (block_waits) and
@@ -212,12 +216,15 @@ struct counts {
 };
 
 // A block's waits: the warp-instructions whose result its warps wait for
-// (barriers, warp collectives, global and shared loads and atomics).
+// (barriers, global and shared loads and atomics); its warp collectives
+// (shuffles, votes, warp syncs) apart: a level of a warp reduction or scan
+// waits for its shuffle and then for its arithmetic.
 inline std::uint64_t block_waits(const counts& c) {
-    return c[counter::barrier_instructions] + c[counter::collective_instructions] +
-           c[counter::global_load_instructions] + c[counter::global_atomic_instructions] +
-           c[counter::shared_load_instructions] + c[counter::shared_atomic_instructions];
+    return c[counter::barrier_instructions] + c[counter::global_load_instructions] +
+           c[counter::global_atomic_instructions] + c[counter::shared_load_instructions] +
+           c[counter::shared_atomic_instructions];
 }
+inline std::uint64_t block_collectives(const counts& c) { return c[counter::collective_instructions]; }
 
 // Looks a counter up by its name; false if there is none.
 constexpr bool counter_by_name(std::string_view name, counter& out) {

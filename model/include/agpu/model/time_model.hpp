@@ -46,16 +46,22 @@
 // would add the steps' 12%; and a block's own steps hide it when they are
 // many (APSP's tiles).
 //
-// The chain term. A warp waits at each barrier, warp collective, load and
-// atomic before it goes on; in a launch of few blocks nothing else runs
-// meanwhile, and in a launch of many the waits of one block overlap the
-// others' issue only in part. Each launch adds its heaviest block's waits
-// per warp (chain_waits, counters.hpp), priced per wait: 34 clocks on the
-// H100 fit (session 25; a barrier in a one-block chain costs 15 clocks plus
-// 2 a warp, bench/chains-s24, a DRAM load hundreds). Added, not in the max:
-// as the issue bound's term, or counted only for launches of at most one
-// block per MP, the fit was worse; as steps (compute included) it took 2.6
-// clocks a step and priced the waits at that (model/README.md, "Session 25").
+// The chain terms. A warp waits at each barrier, load and atomic before it
+// goes on, and at each level of a warp reduction or scan for the shuffle and
+// then for the arithmetic on what it brought; in a launch of few blocks
+// nothing else runs meanwhile, and in a launch of many the waits of one
+// block overlap the others' issue only in part. Each launch adds its
+// heaviest block's waits per warp (chain_waits, counters.hpp) and its warp
+// collectives per warp (chain_collectives), each priced by its own
+// constant: on the H100 fit (session 25) 24 clocks a wait (a barrier in a
+// one-block chain costs 15 clocks plus 2 a warp, bench/chains-s24) and 131
+// a collective (stats' merges, the scans' and the rank builds' warp scans:
+// the shuffle's latency and the dependent arithmetic the kernels do not
+// declare). Added, not in the max: as the issue bound's term, or counted
+// only for launches of at most one block per MP, the fit was worse; one
+// constant for both took 34 clocks, priced the collectives low and the
+// barriers high; as steps (compute included) it took 2.6 clocks a step
+// (model/README.md, "Session 25").
 //
 // The L2 terms. Global sectors (loads, stores, atomics) all pass through the
 // L2; which of them also cross the DRAM interface depends on whether the
@@ -223,7 +229,7 @@
 // side: it stays with the host's submission taken out of the timing,
 // validate/data/h100/bench/timing-session9-hold).
 //
-// The fitted constants are a file (schema agpu.fit/9) with the provenance of
+// The fitted constants are a file (schema agpu.fit/10) with the provenance of
 // the fit; the committed H100 fit is compiled in (default_fit()).
 #pragma once
 
@@ -242,7 +248,7 @@
 namespace agpu::model {
 
 enum class time_term : std::uint8_t {
-    launch, dram, l2, step, shared, latency, dram_latency, l2_latency, atomic, blocks, chain, count_
+    launch, dram, l2, step, shared, latency, dram_latency, l2_latency, atomic, blocks, chain, collective, count_
 };
 inline constexpr std::size_t time_term_count = static_cast<std::size_t>(time_term::count_);
 
@@ -295,9 +301,13 @@ inline constexpr std::array<time_term_info, time_term_count> time_term_table{{
     {time_term::blocks, "blocks", "SM clocks per thread block per SM (starting a block and retiring it)",
      "thread_blocks / (sm_count * hardware.sm_clock_mhz)", time_bound::dispatch},
     {time_term::chain, "chain",
-     "SM clocks per wait of each launch's chain (its heaviest block's waits per warp: barriers, warp collectives, "
-     "loads and atomics a warp waits for in turn)",
+     "SM clocks per wait of each launch's chain (its heaviest block's waits per warp: barriers, loads and atomics a "
+     "warp waits for in turn)",
      "chain_waits / hardware.sm_clock_mhz", time_bound::none},
+    {time_term::collective, "collective",
+     "SM clocks per warp collective of each launch's chain (a level of a warp reduction or scan: the shuffle and the "
+     "arithmetic that waits for it)",
+     "chain_collectives / hardware.sm_clock_mhz", time_bound::none},
 }};
 
 constexpr const time_term_info& info(time_term t) { return time_term_table[static_cast<std::size_t>(t)]; }
@@ -350,8 +360,10 @@ time_term dominant_bound(const time_vector& features, const time_vector& constan
 // dispatch bound of the max (a version 7 file has none, and its launch
 // constant took that cost into each launch). Version 9: the chain term, each
 // launch's heaviest block's waits per warp (a version 8 file has none).
-inline constexpr const char* fit_schema = "agpu.fit/9";
-inline constexpr int fit_schema_version = 9;
+// Version 10: the collective term; the chain's waits leave the warp
+// collectives to it (a version 9 file's chain constant priced both).
+inline constexpr const char* fit_schema = "agpu.fit/10";
+inline constexpr int fit_schema_version = 10;
 
 // A fit: the constants and where they came from.
 struct time_fit {
