@@ -54,20 +54,9 @@ constexpr std::uint32_t region_threads = 256;
 // times its warps and launches is where a count grows as n^3: every product
 // and sum here is checked (model/checked.hpp), so a count that would wrap
 // throws count_overflow instead.
-// The waits (model::block_waits) among counts `c`.
-std::uint64_t waits_of(const partial_counts& c) {
-    std::uint64_t w = 0;
-    for (counter k : {counter::barrier_instructions, counter::global_load_instructions,
-                      counter::global_atomic_instructions, counter::shared_load_instructions,
-                      counter::shared_atomic_instructions})
-        if (auto it = c.find(k); it != c.end()) w += it->second;
-    return w;
-}
-std::uint64_t collectives_of(const partial_counts& c) {
-    std::uint64_t w = 0;
-    if (auto it = c.find(counter::collective_instructions); it != c.end()) w += it->second;
-    return w;
-}
+// The waits and warp collectives (model::block_waits, block_collectives) among counts `c`.
+std::uint64_t waits_of(const partial_counts& c) { return block_waits(as_counts(c)); }
+std::uint64_t collectives_of(const partial_counts& c) { return block_collectives(as_counts(c)); }
 
 struct tally {
     partial_counts c;
@@ -131,12 +120,12 @@ struct tally {
     // One launch: its busiest MP's steps (`time`) and its heaviest block's waits.
     void launch(std::uint64_t blocks, std::uint64_t threads, std::uint64_t time, std::uint64_t heaviest,
                 std::uint64_t shared_words, const machine& m, std::uint64_t heaviest_collectives = 0) {
-        add_to(counter::chain_collectives, launch_chain_waits(heaviest_collectives, threads, m.b));
+        add_to(counter::chain_collectives, launch_chain(heaviest_collectives, threads, m.b));
         add_to(counter::launches, 1);
         add_to(counter::thread_blocks, blocks);
         add_to(counter::threads, mul(blocks, threads));
         add_to(counter::time_steps, time);
-        add_to(counter::chain_waits, launch_chain_waits(heaviest, threads, m.b));
+        add_to(counter::chain_waits, launch_chain(heaviest, threads, m.b));
         c[counter::shared_words_max] = std::max(c[counter::shared_words_max], shared_words);
     }
     void add(const partial_counts& o, std::uint64_t times = 1) {

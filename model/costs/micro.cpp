@@ -173,13 +173,11 @@ public:
         c_[counter::threads] = steps_.size() * block_;
         c_[counter::time_steps] = greedy_makespan(steps_, m_.k());
         c_[counter::chain_waits] =
-            launch_chain_waits(waits_.empty() ? 0 : *std::max_element(waits_.begin(), waits_.end()), block_, m_.b);
+            launch_chain(waits_.empty() ? 0 : *std::max_element(waits_.begin(), waits_.end()), block_, m_.b);
         c_[counter::chain_collectives] =
-            launch_chain_waits(collectives_.empty() ? 0 : *std::max_element(collectives_.begin(), collectives_.end()), block_, m_.b);
+            launch_chain(collectives_.empty() ? 0 : *std::max_element(collectives_.begin(), collectives_.end()), block_, m_.b);
         c_[counter::shared_words_max] = units(0, shared_values * value_bytes, m_.word_bytes());
-        partial_counts p;
-        for (std::size_t i = 0; i < counter_count; ++i) p[counter(i)] = c_.v[i];
-        return p;
+        return every_counter(c_);
     }
 
 private:
@@ -334,11 +332,9 @@ partial_counts chase(const machine& m, std::uint64_t n, const param_values&) {
     add_global(c, false, 1, 1, 1);
     c[counter::io_blocks] = c[counter::lane_accesses] = c[counter::warp_instructions] = n + 1;
     c[counter::time_steps] = n + 1;
-    c[counter::chain_waits] = launch_chain_waits(n, 1, m.b);  // its loads
+    c[counter::chain_waits] = launch_chain(n, 1, m.b);  // its loads
     c[counter::launches] = c[counter::thread_blocks] = c[counter::threads] = 1;
-    partial_counts p;
-    for (std::size_t i = 0; i < counter_count; ++i) p[counter(i)] = c.v[i];
-    return p;
+    return every_counter(c);
 }
 
 AGPU_REGISTER_CLOSED_FORM({"micro/global-stride",

@@ -350,16 +350,12 @@ tally build_costs(const machine& m, std::uint64_t tiles, const shared_map& sh, T
         total.add(bd);
     }
     time_steps = greedy_makespan(steps, m.k());
-    chain_waits = launch_chain_waits(heaviest, block_threads, b);
-    chain_collectives = launch_chain_waits(heaviest_collectives, block_threads, b);
+    chain_waits = launch_chain(heaviest, block_threads, b);
+    chain_collectives = launch_chain(heaviest_collectives, block_threads, b);
     return total;
 }
 
-partial_counts to_partial(const tally& t) {
-    partial_counts c;
-    for (std::size_t i = 0; i < counter_count; ++i) c[counter(i)] = t.all().v[i];
-    return c;
-}
+partial_counts to_partial(const tally& t) { return every_counter(t.all()); }
 
 // Launch-level counters of a launch of `blocks` blocks of `threads`.
 void launch(partial_counts& c, std::uint64_t blocks, std::uint64_t threads) {
@@ -466,25 +462,19 @@ tally query_costs(const machine& m, const query_plan& plan, std::uint64_t querie
     tally total(m);
     const tally full = query_warp(m, plan, 0, b);  // every full warp starts 8b-byte aligned: the same costs
     total.add(full, warps.full);
-    std::uint64_t rest_steps = 0;
-    if (warps.rest > 0) {
-        const tally rest = query_warp(m, plan, warps.full * b, warps.rest);
-        rest_steps = rest.steps();
-        total.add(rest);
-    }
+    const tally rest = warps.rest > 0 ? query_warp(m, plan, warps.full * b, warps.rest) : tally(m);
+    total.add(rest);
+    // The last block: its full warps and the rest; every other block: query_threads / b full warps.
+    const std::uint64_t last_full = (queries - (blocks - 1) * query_threads) / b;
     std::vector<std::uint64_t> steps(blocks, full.steps() * (query_threads / b));
-    steps.back() = full.steps() * ((queries - (blocks - 1) * query_threads) / b) + rest_steps;
+    steps.back() = full.steps() * last_full + rest.steps();
     time_steps = greedy_makespan(steps, m.k());
-    const std::uint64_t last_waits = block_waits(full.all()) * ((queries - (blocks - 1) * query_threads) / b) +
-                                     (warps.rest > 0 ? block_waits(query_warp(m, plan, warps.full * b, warps.rest).all()) : 0);
-    const std::uint64_t heaviest = std::max(blocks > 1 ? block_waits(full.all()) * (query_threads / b) : 0, last_waits);
-    chain_waits = launch_chain_waits(heaviest, query_threads, b);
-    {
-        const std::uint64_t last = block_collectives(full.all()) * ((queries - (blocks - 1) * query_threads) / b) +
-                                   (warps.rest > 0 ? block_collectives(query_warp(m, plan, warps.full * b, warps.rest).all()) : 0);
-        const std::uint64_t most = std::max(blocks > 1 ? block_collectives(full.all()) * (query_threads / b) : 0, last);
-        chain_collectives = launch_chain_waits(most, query_threads, b);
-    }
+    const auto chain = [&](std::uint64_t (*per)(const counts&)) {  // the heaviest block's, per warp
+        const std::uint64_t last = per(full.all()) * last_full + per(rest.all());
+        return launch_chain(std::max(blocks > 1 ? per(full.all()) * (query_threads / b) : 0, last), query_threads, b);
+    };
+    chain_waits = chain(block_waits);
+    chain_collectives = chain(block_collectives);
     return total;
 }
 

@@ -201,8 +201,8 @@ void finish_launch(const launch_sum& l, const tally& t, const machine& m, partia
     out[counter::thread_blocks] += l.blocks;
     out[counter::threads] += l.blocks * l.threads_per_block;
     out[counter::time_steps] += makespan(l.runs, m.k());
-    out[counter::chain_waits] += launch_chain_waits(l.heaviest_waits, l.threads_per_block, m.b);
-    out[counter::chain_collectives] += launch_chain_waits(l.heaviest_collectives, l.threads_per_block, m.b);
+    out[counter::chain_waits] += launch_chain(l.heaviest_waits, l.threads_per_block, m.b);
+    out[counter::chain_collectives] += launch_chain(l.heaviest_collectives, l.threads_per_block, m.b);
     out[counter::shared_words_max] = std::max(out[counter::shared_words_max], l.shared_words);
 }
 

@@ -145,8 +145,8 @@ counts launch(const machine& m, std::uint64_t blocks, std::uint64_t block, std::
     t.c[counter::thread_blocks] = blocks;
     t.c[counter::threads] = blocks * block;
     t.c[counter::time_steps] = mps.makespan();
-    t.c[counter::chain_waits] = launch_chain_waits(heaviest, block, m.b);
-    t.c[counter::chain_collectives] = launch_chain_waits(heaviest_collectives, block, m.b);
+    t.c[counter::chain_waits] = launch_chain(heaviest, block, m.b);
+    t.c[counter::chain_collectives] = launch_chain(heaviest_collectives, block, m.b);
     return t.c;
 }
 
@@ -222,7 +222,7 @@ partial_counts serial(const machine& m, std::uint64_t n, const param_values& p) 
     t.c[counter::thread_blocks] = 1;
     t.c[counter::threads] = 1;
     t.c[counter::time_steps] = steps;
-    t.c[counter::chain_waits] = launch_chain_waits(block_waits(t.c), 1, m.b);
+    t.c[counter::chain_waits] = launch_chain(block_waits(t.c), 1, m.b);
     return as_partial(t.c);
 }
 

@@ -18,6 +18,18 @@ closed_form_registrar::closed_form_registrar(closed_form f) {
     registry::add(key, std::move(f));
 }
 
+counts as_counts(const partial_counts& p) {
+    counts c;
+    for (const auto& [k, v] : p) c[k] = v;
+    return c;
+}
+
+partial_counts every_counter(const counts& c) {
+    partial_counts p;
+    for (std::size_t i = 0; i < counter_count; ++i) p[counter(i)] = c.v[i];
+    return p;
+}
+
 std::uint64_t strided_units(std::uint64_t lanes, std::uint64_t stride_bytes, std::uint64_t bytes, std::uint64_t unit) {
     if (lanes == 0) return 0;
     if (stride_bytes >= unit) return lanes * ((bytes + unit - 1) / unit);

@@ -1287,7 +1287,7 @@ std::uint64_t heaviest_chain(const std::vector<std::uint64_t>& block_waits, std:
                              const model::machine& m) {
     std::uint64_t most = 0;
     for (auto s : block_waits) most = std::max(most, s);
-    return model::launch_chain_waits(most, block_threads, m.b);
+    return model::launch_chain(most, block_threads, m.b);
 }
 // Where the chain comes from sampled blocks only, the heaviest of the others
 // is unseen: its variance is taken as the sampled blocks' spread (per warp).

@@ -43,6 +43,9 @@ struct closed_form_registrar {
 };
 
 // Shared building blocks of closed forms.
+// Counts from partial counts (a counter left out: 0), and back (every counter).
+counts as_counts(const partial_counts& p);
+partial_counts every_counter(const counts& c);
 // Distinct units of `unit` bytes touched by `lanes` accesses of `bytes` bytes,
 // `stride_bytes` apart, from a base aligned to `unit`.
 std::uint64_t strided_units(std::uint64_t lanes, std::uint64_t stride_bytes, std::uint64_t bytes, std::uint64_t unit);

@@ -151,9 +151,10 @@ inline constexpr std::array<counter_info, counter_count> counter_table{{
      "and scans, each a shuffle and the arithmetic that waits for it; summed over launches"},
 }};
 
-// A launch's chain_waits from its heaviest block's waits (block_waits) and
-// its block size (b lanes a warp).
-constexpr std::uint64_t launch_chain_waits(std::uint64_t max_block_waits, std::uint64_t block_threads,
+// A launch's chain counter (chain_waits, chain_collectives) from its heaviest
+// block's count (block_waits, block_collectives) and its block size (b lanes
+// a warp): per warp, rounded up.
+constexpr std::uint64_t launch_chain(std::uint64_t max_block_waits, std::uint64_t block_threads,
                                            std::uint64_t b) {
     const std::uint64_t warps = b == 0 ? 0 : (block_threads + b - 1) / b;
     return warps == 0 ? 0 : (max_block_waits + warps - 1) / warps;
