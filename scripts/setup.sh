@@ -27,6 +27,7 @@ packages=(
   libboost-context-dev                    # simulator: one fiber per simulated GPU thread
   libeigen3-dev                           # fitting the time model (non-negative least squares)
   nlohmann-json3-dev                      # device files, datasets, versioned JSON output
+  zlib1g-dev                              # packed datasets (measurements.csv.gz)
   libgtest-dev libgmock-dev               # unit tests
   libbenchmark-dev                        # simulator and host benchmarks
 )

@@ -12,6 +12,7 @@
 #include "agpu/errors.hpp"
 #include "agpu/model/algorithm.hpp"
 #include "agpu/model/json_text.hpp"
+#include "gzip.hpp"
 
 namespace agpu::validate {
 namespace {
@@ -96,7 +97,40 @@ struct fd_guard {
 
 const std::set<std::string> session_statuses = {"running", "complete", "interrupted", "failed"};
 
+const char* plain_name = "measurements.csv";
+const char* packed_name = "measurements.csv.gz";
+
+std::string read_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw input_error(path.string(), "cannot open");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void remove_file(const std::filesystem::path& path) {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+    if (ec) throw input_error(path.string(), "cannot remove: " + ec.message());
+}
+
 }  // namespace
+
+std::filesystem::path measurements_file(const std::filesystem::path& dir) {
+    const bool plain = std::filesystem::is_regular_file(dir / plain_name);
+    const bool packed = std::filesystem::is_regular_file(dir / packed_name);
+    if (plain && packed)
+        throw input_error(dir.string(), std::string("holds both ") + plain_name + " and " + packed_name +
+                                            " (a pack that stopped half-way: `agpu dataset pack " + dir.string() +
+                                            "` finishes it)");
+    if (packed) return dir / packed_name;
+    if (plain) return dir / plain_name;
+    throw input_error((dir / plain_name).string(), "cannot open (is this a dataset directory?)");
+}
+
+bool is_dataset_dir(const std::filesystem::path& dir) {
+    std::error_code ec;
+    return std::filesystem::is_regular_file(dir / plain_name, ec) ||
+           std::filesystem::is_regular_file(dir / packed_name, ec);
+}
 
 std::string params_string(const std::map<std::string, std::string>& params) {
     std::string s;
@@ -108,10 +142,11 @@ std::string make_run_id(const std::string& algo, std::uint64_t n, const std::str
     return algo + " n=" + std::to_string(n) + (params.empty() ? "" : " " + params) + " seed=" + std::to_string(seed);
 }
 
-measurement_writer::measurement_writer(const std::filesystem::path& dir) : m_path(dir / "measurements.csv") {
+measurement_writer::measurement_writer(const std::filesystem::path& dir) : m_path(dir / plain_name) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) throw input_error(dir.string(), "cannot create the dataset directory: " + ec.message());
+    unpack_dataset(dir);
     if (!std::filesystem::exists(m_path) || std::filesystem::file_size(m_path) == 0) {
         fd_guard f{::open(m_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
         if (f.fd < 0) throw input_error(m_path.string(), std::string("cannot create: ") + std::strerror(errno));
@@ -149,7 +184,11 @@ void measurement_writer::append_run(const std::vector<measurement>& rows) {
 }
 
 std::vector<measurement> read_measurements(const std::filesystem::path& dir) {
-    const auto path = dir / "measurements.csv";
+    const auto path = measurements_file(dir);
+    if (path.filename() == packed_name) {
+        std::istringstream in(detail::gunzip(read_file(path), path.string()));
+        return read_measurements(in, path.string());
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) throw input_error(path.string(), "cannot open (is this a dataset directory?)");
     return read_measurements(in, path.string());
@@ -299,6 +338,51 @@ dataset read_dataset(const std::filesystem::path& dir) {
     dataset d{read_provenance(dir), read_measurements(dir)};
     check_dataset(d.provenance, d.rows, dir.string());
     return d;
+}
+
+pack_result pack_dataset(const std::filesystem::path& dir) {
+    const auto plain = dir / plain_name, packed = dir / packed_name;
+    pack_result r;
+    if (!std::filesystem::is_regular_file(plain)) {
+        measurements_file(dir);  // neither: says so
+        r.already_packed = true;
+        r.packed_bytes = std::filesystem::file_size(packed);
+        return r;
+    }
+    const std::string text = read_file(plain);
+    if (std::filesystem::is_regular_file(packed)) {
+        // A pack that stopped after the rename: the packed file must hold the same text.
+        if (detail::gunzip(read_file(packed), packed.string()) != text)
+            throw input_error(dir.string(), std::string("holds ") + plain_name + " and a different " + packed_name +
+                                                ": remove the one that is wrong");
+    } else {
+        {
+            std::istringstream in(text);
+            dataset d{read_provenance(dir), read_measurements(in, plain.string())};
+            check_dataset(d.provenance, d.rows, dir.string());
+        }
+        const std::string gz = detail::gzip(text);
+        AGPU_CHECK(detail::gunzip(gz, packed.string()) == text, "gzip round trip of " + plain.string());
+        write_file_atomically(packed, gz);
+    }
+    r.plain_bytes = text.size();
+    r.packed_bytes = std::filesystem::file_size(packed);
+    remove_file(plain);
+    return r;
+}
+
+void unpack_dataset(const std::filesystem::path& dir) {
+    const auto plain = dir / plain_name, packed = dir / packed_name;
+    if (!std::filesystem::is_regular_file(packed)) return;
+    const std::string text = detail::gunzip(read_file(packed), packed.string());
+    if (std::filesystem::is_regular_file(plain)) {
+        if (read_file(plain) != text)
+            throw input_error(dir.string(), std::string("holds ") + plain_name + " and a different " + packed_name +
+                                                ": remove the one that is wrong");
+    } else {
+        write_file_atomically(plain, text);
+    }
+    remove_file(packed);
 }
 
 }  // namespace agpu::validate

@@ -138,7 +138,7 @@ suite_outcome measure_suite(measure_backend& backend, const suite& s, const std:
         }
     }
 
-    const bool exists = std::filesystem::exists(out / "measurements.csv");
+    const bool exists = is_dataset_dir(out);
     if (exists && !resume)
         throw input_error(out.string(), "already holds a dataset: pass --resume to complete it, or choose another --out");
     nlohmann::json prov;

@@ -1,7 +1,10 @@
-// Measurement datasets: validate/data/<device-id>/<suite>/ holds
+// Measurement datasets: a directory (validate/data/<device>/<purpose>/<suite>/)
+// that holds
 //   measurements.csv  long format, one row per (run, launch, counter), appended
 //                     and fsync'd as each run finishes (an interrupted run
-//                     keeps every finished run's rows)
+//                     keeps every finished run's rows); once measured, a
+//                     dataset is packed into measurements.csv.gz, the same
+//                     text gzip'd, which every reader takes as well
 //   provenance.json   where and how it was measured, and each session's status
 //                     (running, complete, interrupted, failed) and count of
 //                     runs measured, rewritten atomically after every run
@@ -47,9 +50,18 @@ bool split_csv(const std::string& line, std::vector<std::string>& out);
 std::string make_run_id(const std::string& algo, std::uint64_t n, const std::string& params, std::uint64_t seed);
 std::string params_string(const std::map<std::string, std::string>& params);
 
+// The file that holds a dataset's rows: measurements.csv, or
+// measurements.csv.gz once packed. Throws input_error where there is neither,
+// or both (a pack that stopped half-way: `agpu dataset pack` finishes it).
+std::filesystem::path measurements_file(const std::filesystem::path& dir);
+// True where dir holds measurements.csv or measurements.csv.gz.
+bool is_dataset_dir(const std::filesystem::path& dir);
+
 class measurement_writer {
 public:
-    // Opens dir/measurements.csv for appending (writing the header if new).
+    // Opens dir/measurements.csv for appending (writing the header if new); a
+    // packed dataset is unpacked first (unpack_dataset), so that --resume
+    // appends to it.
     // A last row cut short by a kill (no line end) is dropped first: it
     // belongs to a run that never got its "run/complete" row.
     explicit measurement_writer(const std::filesystem::path& dir);
@@ -60,8 +72,8 @@ private:
     std::filesystem::path m_path;
 };
 
-// Reads dir/measurements.csv. Throws input_error naming file, line and rule
-// (a last row without its line end is a truncated file).
+// Reads dir's rows (measurements_file). Throws input_error naming file, line
+// and rule (a last row without its line end is a truncated file).
 std::vector<measurement> read_measurements(const std::filesystem::path& dir);
 // The same from a stream; `where` names it in errors ("<where>:LINE: ...").
 std::vector<measurement> read_measurements(std::istream& in, const std::string& where);
@@ -90,5 +102,32 @@ struct dataset {
     std::vector<measurement> rows;
 };
 dataset read_dataset(const std::filesystem::path& dir);
+
+// Packs a dataset: checks it (read_dataset), writes measurements.csv.gz (the
+// file's exact text, gzip'd; read back and compared before it replaces
+// anything), then removes measurements.csv. A packed dataset is left as it is.
+// Returns the bytes of the plain and the packed file.
+struct pack_result {
+    std::uintmax_t plain_bytes = 0, packed_bytes = 0;
+    bool already_packed = false;
+};
+pack_result pack_dataset(const std::filesystem::path& dir);
+// The reverse: measurements.csv from measurements.csv.gz (written atomically
+// before the packed file is removed). A dataset not packed is left as it is.
+void unpack_dataset(const std::filesystem::path& dir);
+
+// Merges datasets of one GPU and suite into a new, packed dataset at `out`
+// (which must not exist). Sessions are kept, oldest first, each with the
+// settings of the dataset it came from (`source`); a run measured in more
+// than one dataset keeps its latest measurement (the session that finished
+// last); runs never completed are left out. `command_line` is recorded in
+// the provenance's `merged` field with the inputs' paths.
+struct merge_result {
+    std::size_t runs = 0;            // complete runs in the merged dataset
+    std::size_t runs_replaced = 0;   // earlier measurements of a run measured again
+    std::size_t runs_incomplete = 0; // rows of runs never completed, left out
+};
+merge_result merge_datasets(const std::vector<std::filesystem::path>& inputs, const std::filesystem::path& out,
+                            const std::string& command_line);
 
 }  // namespace agpu::validate
