@@ -24,12 +24,12 @@ std::vector<fs::path> dirs(const po::variables_map& vm, const char* name) {
 }
 
 // The fit file's dataset names (relative ones under `root`) as paths, or none
-// unless every one of them holds a measurements.csv here.
+// unless every one of them is a dataset here.
 std::vector<fs::path> present_datasets(const std::vector<std::string>& names, const fs::path& root) {
     std::vector<fs::path> out;
     for (const auto& name : names) {
         const fs::path p = fs::path(name).is_absolute() ? fs::path(name) : root / name;
-        if (!fs::is_regular_file(p / "measurements.csv")) return {};
+        if (!validate::is_dataset_dir(p)) return {};
         out.push_back(p);
     }
     return out;
@@ -66,20 +66,28 @@ int run_report(const invocation& inv) {
         // The fit's own datasets where they are all here, and the device's sort counters dataset, which the
         // fit leaves out (its counts need the simulator run by run, and the model prices the sort's merge
         // passes from counts that do not see their instructions) but the report shows, with the refit on the
-        // fit's datasets alone; else every dataset of its device. The device's other suite datasets
-        // (validate/data/<device>/<suite>) are read for their hardware counters only: the fit's datasets
-        // may be timing-only, and the suites' seconds may come from another harness.
+        // fit's datasets alone; else every dataset of its device. Every device's other counters datasets
+        // (validate/data/<device>/counters/<suite>) are read for their hardware counters only: the fit's
+        // datasets are timings.
         opt.data = present_datasets(opt.fit.datasets, opt.repository_root);
-        const fs::path sort_counters = data_root / opt.fit.device / "sort";
-        if (!opt.data.empty() && fs::is_regular_file(sort_counters / "measurements.csv")) opt.data.push_back(sort_counters);
-        if (!opt.data.empty())
-            for (const auto* suite : validate::suites()) {
-                const fs::path p = data_root / opt.fit.device / suite->name;
-                if (fs::is_regular_file(p / "measurements.csv") &&
-                    std::none_of(opt.data.begin(), opt.data.end(),
-                                 [&](const fs::path& d) { return fs::weakly_canonical(d) == fs::weakly_canonical(p); }))
-                    opt.counters.push_back(p);
-            }
+        const fs::path sort_counters = data_root / opt.fit.device / "counters" / "sort";
+        if (!opt.data.empty() && validate::is_dataset_dir(sort_counters)) opt.data.push_back(sort_counters);
+        if (!opt.data.empty()) {
+            std::vector<fs::path> devices{data_root / opt.fit.device};
+            std::error_code ec;
+            for (const auto& e : fs::directory_iterator(data_root, ec))
+                if (e.is_directory() && e.path().filename() != opt.fit.device) devices.push_back(e.path());
+            std::sort(devices.begin() + 1, devices.end());
+            for (const auto& dev : devices)
+                for (const auto* suite : validate::suites()) {
+                    const fs::path p = dev / "counters" / suite->name;
+                    if (validate::is_dataset_dir(p) &&
+                        std::none_of(opt.data.begin(), opt.data.end(), [&](const fs::path& d) {
+                            return fs::weakly_canonical(d) == fs::weakly_canonical(p);
+                        }))
+                        opt.counters.push_back(p);
+                }
+        }
         if (opt.data.empty()) opt.data = reports::find_datasets(data_root / opt.fit.device);
     }
     if (vm.count("check")) {

@@ -187,7 +187,7 @@ TEST(TimeModel, FitJsonRoundTrip) {
     f.device = "h100";
     f.date = "2026-11-21T00:00:00Z";
     f.commit = "abc";
-    f.datasets = {"validate/data/h100/stats"};
+    f.datasets = {"validate/data/h100/timing/stats"};
     f.quality = {{"in_sample", {{"mape", 0.2}}}};
     const auto g = fit_from_json(fit_to_json(f), "mem");
     EXPECT_EQ(g.constants, f.constants);
@@ -199,7 +199,7 @@ TEST(TimeModel, FitJsonRoundTrip) {
     EXPECT_FALSE(fit_to_json(f).contains("check_datasets"));  // optional: written only when checked
     EXPECT_EQ(g.quality, f.quality);
     EXPECT_EQ(fit_to_json(f)["schema"], "agpu.fit/10");
-    f.check_datasets = {"validate/data/h200/stats", "validate/data/h200/scan"};
+    f.check_datasets = {"validate/data/h200/timing/stats", "validate/data/h200/timing/scan"};
     EXPECT_EQ(fit_from_json(fit_to_json(f), "mem").check_datasets, f.check_datasets);
 }
 
@@ -208,7 +208,7 @@ TEST(TimeModel, FitCheckDatasetsMustBePaths) {
     f.device = "h100";
     f.date = "2026-11-24T00:00:00Z";
     auto j = fit_to_json(f);
-    j["check_datasets"] = "validate/data/h200/stats";
+    j["check_datasets"] = "validate/data/h200/timing/stats";
     try {
         fit_from_json(j, "f.json");
         FAIL() << "a string where an array belongs was read";

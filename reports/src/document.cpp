@@ -300,20 +300,25 @@ std::string render_html(const document& d, const web_assets& js) {
        << "</title>\n<style>" << page_style << "</style>\n"
        << error_hook << inline_script(js.vega, "vega") << inline_script(js.vega_lite, "vega-lite")
        << inline_script(js.vega_embed, "vega-embed") << "</head>\n<body>\n<h1>" << html_escape(d.title) << "</h1>\n";
+    // The header: the scalar facts in a few lines; the lists (dataset paths) folded below them.
     os << "<p class=\"meta\">";
-    for (const auto& [k, v] : d.meta.items()) {
-        os << "<b>" << html_escape(k) << "</b>: ";
-        if (v.is_array()) {
-            std::string list;
-            for (const auto& x : v) list += (list.empty() ? "" : ", ") + (x.is_string() ? x.get<std::string>() : x.dump());
-            os << html_text(list);
-        } else {
-            os << html_escape(v.is_string() ? v.get<std::string>() : v.dump());
-        }
-        os << "<br>\n";
-    }
+    for (const auto& [k, v] : d.meta.items())
+        if (!v.is_array())
+            os << "<b>" << html_escape(k) << "</b>: " << html_escape(v.is_string() ? v.get<std::string>() : v.dump())
+               << "<br>\n";
     os << "Data: <a href=\"summary.md\">summary.md</a>, <a href=\"report.json\">report.json</a>, and the CSV and JSON "
-          "behind every chart in <a href=\"data/\">data/</a>.</p>\n<pre id=\"agpu-errors\"></pre>\n";
+          "behind every chart in <a href=\"data/\">data/</a>.</p>\n";
+    bool lists = false;
+    for (const auto& [k, v] : d.meta.items()) {
+        if (!v.is_array()) continue;
+        if (!lists) os << "<details class=\"meta\"><summary>Datasets read</summary>\n";
+        lists = true;
+        os << "<p><b>" << html_escape(k) << "</b> (" << v.size() << ")</p><ul>\n";
+        for (const auto& x : v) os << "<li>" << html_text(x.is_string() ? x.get<std::string>() : x.dump()) << "</li>\n";
+        os << "</ul>\n";
+    }
+    if (lists) os << "</details>\n";
+    os << "<pre id=\"agpu-errors\"></pre>\n";
     os << "<nav><ol>\n";
     for (const auto& s : d.sections) os << "<li><a href=\"#" << s.id << "\">" << html_text(s.title) << "</a></li>\n";
     os << "</ol></nav>\n";

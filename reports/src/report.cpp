@@ -40,10 +40,10 @@ std::vector<fs::path> find_datasets(const fs::path& root) {
     std::vector<fs::path> out;
     std::error_code ec;
     if (!fs::is_directory(root, ec)) throw input_error(root.string(), "no such directory of datasets");
-    if (fs::is_regular_file(root / "measurements.csv", ec)) out.push_back(root);
+    if (validate::is_dataset_dir(root)) out.push_back(root);
     for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
         if (ec) break;
-        if (it->is_directory() && fs::is_regular_file(it->path() / "measurements.csv")) out.push_back(it->path());
+        if (it->is_directory() && validate::is_dataset_dir(it->path())) out.push_back(it->path());
     }
     std::sort(out.begin(), out.end());
     return out;
@@ -343,6 +343,10 @@ document build_report(const report_options& opt) {
         }
         say("measured runs counted: " + std::to_string(g.data.samples.size()) + " + " +
             std::to_string(g.check.samples.size()) + " (" + fmt(t.seconds()) + " s)");
+        doc.meta["read"] = std::to_string(opt.data.size()) + " datasets of " + fit.device + " (" +
+                           std::to_string(g.data.samples.size()) + " timed runs), " + std::to_string(opt.check.size()) +
+                           " of other devices (" + std::to_string(g.check.samples.size()) + " timed runs), " +
+                           std::to_string(opt.counters.size()) + " more for their hardware counters; the paths below";
     }
     {
         const timer t;

@@ -56,6 +56,7 @@ void made_by(const nlohmann::json& prov, std::vector<std::string>& commands, std
     auto add = [](std::vector<std::string>& v, const std::string& s) {
         if (!s.empty() && std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
     };
+    if (!prov.is_object()) return;
     if (prov.contains("sessions") && prov["sessions"].is_array()) {
         for (const auto& s : prov["sessions"]) {
             add(commands, s.value("command_line", ""));

@@ -200,7 +200,7 @@ TEST(Fit, DatasetsOfTwoDevicesAreRejected) {
 // The committed H200 stats datasets: every model-countable run becomes a
 // sample on the h200 preset, by closed forms (no simulation, fast).
 TEST(Fit, LoadsCommittedDataset) {
-    const auto d = load_samples({std::string(AGPU_SOURCE_DIR) + "/validate/data/h200/stats"});
+    const auto d = load_samples({std::string(AGPU_SOURCE_DIR) + "/validate/data/h200/counters/stats"});
     EXPECT_EQ(d.samples.size(), 12u);  // fused, pairwise, serial x float, double x 2 sizes
     EXPECT_EQ(d.skipped.size(), 6u);   // CUB and copy baselines
     for (const auto& s : d.samples) {

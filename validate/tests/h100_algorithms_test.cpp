@@ -28,10 +28,10 @@ const std::set<std::string> memory = {
     "shared_load_wavefronts",     "shared_load_bank_conflicts", "shared_store_wavefronts",
     "shared_store_bank_conflicts"};
 
-void check(const std::string& suite, std::size_t runs) {
-    const auto c = validate::compare_dataset(std::string(AGPU_SOURCE_DIR "/validate/data/h100/") + suite);
+void check(const std::string& dataset, std::size_t runs) {
+    const auto c = validate::compare_dataset(std::string(AGPU_SOURCE_DIR "/validate/data/") + dataset);
     EXPECT_EQ(c.device_id, "h100");
-    EXPECT_EQ(c.runs, runs) << suite << ": runs compared (complete, passed, simulated)";
+    EXPECT_EQ(c.runs, runs) << dataset << ": runs compared (complete, passed, simulated)";
     std::size_t exact = 0, polled = 0;
     for (const auto& r : c.rows) {
         if (!memory.count(r.counter)) continue;
@@ -56,6 +56,6 @@ void check(const std::string& suite, std::size_t runs) {
 
 }  // namespace
 
-TEST(H100Algorithms, StatsCountersAreExact) { check("stats", 12); }
-TEST(H100Algorithms, ScanCountersAreExactButLookBackPolls) { check("scan", 16); }
-TEST(H100Algorithms, RankCountersAreExactButLookBackPolls) { check("rank", 12); }
+TEST(H100Algorithms, StatsCountersAreExact) { check("h100/counters/stats", 12); }
+TEST(H100Algorithms, ScanCountersAreExactButLookBackPolls) { check("h100/counters/scan", 16); }
+TEST(H100Algorithms, RankCountersAreExactButLookBackPolls) { check("h100/counters/rank", 12); }

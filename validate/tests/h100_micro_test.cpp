@@ -13,7 +13,7 @@ namespace validate = agpu::validate;
 namespace {
 
 const validate::comparison& h100_micro() {
-    static const auto c = validate::compare_dataset(AGPU_SOURCE_DIR "/validate/data/h100/micro");
+    static const auto c = validate::compare_dataset(AGPU_SOURCE_DIR "/validate/data/h100/counters/micro");
     return c;
 }
 
@@ -63,7 +63,7 @@ TEST(H100Micro, InstructionCountsDifferOnlyByPredicatedWarps) {
 TEST(H100Micro, L1texSharedLoadTotalsCarryABoundedOffset) {
     std::map<std::string, std::map<std::string, double>> by_launch;
     std::map<std::string, std::uint64_t> n_of;
-    for (const auto& m : validate::read_measurements(AGPU_SOURCE_DIR "/validate/data/h100/micro"))
+    for (const auto& m : validate::read_measurements(AGPU_SOURCE_DIR "/validate/data/h100/counters/micro"))
         if (m.value && m.launch != "run") {
             by_launch[m.run_id + "#" + m.launch][m.counter] = *m.value;
             n_of[m.run_id + "#" + m.launch] = m.n;

@@ -42,7 +42,7 @@ struct report_options {
 
 // The repository this agpu was built from (its datasets are the defaults).
 std::filesystem::path default_repository_root();
-// The directories under `root` (itself included) that hold a measurements.csv, sorted.
+// The dataset directories under `root` (itself included; validate::is_dataset_dir), sorted.
 std::vector<std::filesystem::path> find_datasets(const std::filesystem::path& root);
 
 // Reads dir/sampled.csv (agpu.sampled-table/1) and dir/provenance.json
