@@ -65,7 +65,7 @@ int run_fit(const invocation& inv) {
     po::options_description opts("options");
     opts.add_options()("data", po::value<std::vector<std::string>>()->multitoken()->composing(),
                        "measured datasets to fit on (one device)")(
-        "out", po::value<std::string>(), "write the fit (schema agpu.fit/6) to FILE")(
+        "out", po::value<std::string>(), (std::string("write the fit (schema ") + model::fit_schema + ") to FILE").c_str())(
         "check", po::value<std::vector<std::string>>()->multitoken()->composing(),
         "datasets to predict from the constants and their device's preset alone (e.g. another GPU)")(
         "fit", po::value<std::string>(), "without --data: the fit to check (default: the committed H100 fit)")(

@@ -275,12 +275,12 @@ inline region_job make_job(std::uint32_t row0, std::uint32_t rows, std::uint32_t
 
 // The shape launch_regions gives L: F = 2 only where its 128 x 128 regions
 // number at least 2·p (p the machine's lanes: 8448 on the H100, so F = 1 for
-// every product up to n ~ 11700). Meant as "2 per SM" (2·k), it was measured
-// as it is: with 2·k at n = 8192, t = 128 (other_tiles at F = 2, 2 blocks of
-// 8 warps per SM) the run took 50.66 ms against 49.73 at F = 1 (4 blocks per
-// SM; H100, session 7), and the pivot row and column at F = 1 were faster
-// too (2.24 -> 2.02 ms in session 6). A lookahead launch is F = 2 regardless
-// (ahead_shape).
+// every product up to n ~ 11700). The threshold is 2·p rather than 2·k
+// because that is what measures faster: with 2·k at n = 8192, t = 128
+// (other_tiles at F = 2, 2 blocks of 8 warps per SM) the run took 50.66 ms
+// against 49.73 at F = 1 (4 blocks per SM, H100), and the pivot row and
+// column at F = 1 take 2.02 ms against 2.24. A lookahead launch is F = 2
+// regardless (ahead_shape).
 template <class Relax>
 region_shape launch_shape(const model::machine& mach, const region_launch& L, unsigned unit) {
     constexpr unsigned epw = Relax::per_word;

@@ -44,12 +44,12 @@ AGPU_KERNEL void global_stride_store(kl::gspan<std::uint32_t> out, std::uint32_t
 // steps by `stride` and wraps by one compare and subtract: a modulo by the
 // run-time size is a software division on the GPU (about ten instructions
 // the counters do not see; with it, repeat=32 at stride 1 ran 2.4x the
-// model's time on the H100, session 10), and the micro-kernel is meant to
+// model's time on the H100), and the micro-kernel is meant to
 // show the shared pipeline, not the division. A read's three statements of
 // arithmetic (accumulate, advance, wrap) are declared: compute(3) a read.
 // Undeclared, a conflict-free read cost the model one step where the H100
 // spent about two clocks an SM (repeat=32 at 2^24: 166 us measured, about
-// 45 predicted; session 25).
+// 45 predicted).
 AGPU_KERNEL void shared_stride(kl::gspan<std::uint32_t> out, std::uint32_t stride, std::uint32_t repeat,
                                std::uint64_t n) {
     const auto tile = kl::dynamic_shared<std::uint32_t>();

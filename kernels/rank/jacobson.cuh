@@ -1,4 +1,4 @@
-// rank/jacobson: Jacobson's two-level rank directory (DESIGN.md section 6),
+// rank/jacobson: Jacobson's two-level rank directory (docs/design.md, "The algorithms and their AGPU costs"),
 // built on the GPU in one pass, and bulk rank1/rank0/select1 queries.
 //
 // Structure over n bits (lg = ceil(log2 n)):

@@ -48,8 +48,8 @@
 // at 2^26 u32 on an H200 (0.199 -> 0.154 ms; a copy takes 0.132, CUB's scan
 // 0.185) and 1.32x at 2^28 (0.761 -> 0.576 ms): a tile's look-back waits for
 // its predecessors' words, and volatile stores reached the pollers late
-// (validate/data/h100/bench/scan-session19; rank's chained_prefix always
-// published by exchange, and the rank builds ran at the copy's rate).
+// (rank's chained_prefix publishes by exchange too, and the rank builds run
+// at the copy's rate).
 //
 // What the GPU does that the simulator does not count: the simulator runs
 // blocks one after another, so a look-back finds every earlier tile finished

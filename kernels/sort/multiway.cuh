@@ -1,5 +1,5 @@
 // sort/multiway (and sort/pairwise, its d = 2 case): the I/O-optimal multiway
-// merge sort of DESIGN.md section 6 (Koike and Sadakane).
+// merge sort of docs/design.md (Koike and Sadakane).
 //
 // Phases (the driver is multiway_sort in sort_runs.hpp):
 //   1. block_sort (sort_common.cuh): basic blocks of `tile` elements sorted on
@@ -33,7 +33,7 @@
 // c's moves and merged only when i passes its smallest C up (a merge path of
 // the two rings' heads, each lane finding its place by binary search and
 // merging C/32 outputs in registers). So an element is merged once per level
-// of the tree: merging each move into one sorted buffer instead (DESIGN.md's
+// of the tree: merging each move into one sorted buffer instead (docs/design.md's
 // wording) re-merges the C elements a node keeps with the C it receives,
 // two merge outputs per element and level, and needs a leaf's elements staged
 // before they are merged. The heap's order, keys, Heapify path, moves and
@@ -713,7 +713,7 @@ auto merge_kernel(std::uint64_t items, unsigned d) {
 // (sort_sampled.hpp) all take the samples here. (A 64-bit division by a
 // run-time value is a routine of about 70 instructions on the GPU: with
 // select_pivots' 15 probes in each of d - 1 runs it was most of the kernel's
-// work; validate/data/h100/bench/sort-session16.)
+// work on the H100.)
 AGPU_HOST_DEVICE std::uint64_t sample_at(std::uint64_t lo, std::uint64_t len, std::uint64_t j, unsigned per_run_log2) {
     return lo + ((j * len) >> per_run_log2);
 }
@@ -759,8 +759,8 @@ AGPU_HOST_DEVICE pivot_span pivots_of_rank(std::uint64_t rank, std::uint64_t pre
 // then grouped one lane's probes with another's (select_pivots' load sectors
 // 16% above the GPU's on the sort dataset, split_search's 14 sectors above).
 // Bisection, not halving steps from the top power of two: the same probe
-// count, but split_search took 0.13 ms instead of 0.10 at 2^26 with halving
-// steps (validate/data/h100/bench/sort-session15).
+// count, but split_search takes 0.13 ms instead of 0.10 at 2^26 with halving
+// steps (H100).
 template <class K, class At, class Before>
 AGPU_DEVICE std::uint64_t bisect_prefix(kl::gspan<const K> keys, std::uint64_t count, std::uint64_t most, At at, Before before) {
     std::uint64_t a = 0, b = count;

@@ -61,9 +61,9 @@ AGPU_REGISTER_SUITE({"sort",
                      {std::uint64_t(1) << 16, 100003},
                      sort_entries()});
 
-// The fastest shape of the sort-tune run on the H100 (2^26 u32 keys: 3.79 ms
+// The fastest shape of the sort-tune suite on the H100 (2^26 u32 keys: 3.79 ms
 // at tile 16384, 3.98 at 8192, 4.04 at 4096, against 4.5-12.8 ms for the
-// other shapes; validate/data/h100/bench/sort-tune-r10).
+// other shapes).
 std::vector<std::string> tuned() { return {"type=u32", "values=0", "chunk=256", "tile=16384", "d=4"}; }
 
 std::vector<suite_entry> bench_entries() {

@@ -270,7 +270,7 @@ AGPU_DEVICE void warp_bitonic_sort(K (&x)[N]) {
 // the other side), and only the side it came from loads its next element,
 // predicated off past its end (no clamp). serial_merge's general form tests
 // both ends and clamps and pads both indices at every output: 18
-// instructions an output on sm_90 (validate/data/h100/bench/sort-session16/a).
+// instructions an output on sm_90 (cuobjdump -sass of the sort kernels).
 template <class K, unsigned N>
 AGPU_DEVICE void keys_merge(unsigned a, unsigned b, unsigned len, unsigned count, kl::sspan<K> keys, unsigned a_first,
                             unsigned b_first, K (&out)[N]) {

@@ -1,4 +1,4 @@
-// stats/pairwise: the source's algorithm, reproduced as it is (DESIGN.md §6).
+// stats/pairwise: the source's algorithm, reproduced as it is (docs/design.md).
 //
 // Min and max: with N values, log2 N rounds of two kernels: pairwise_copy
 // copies the work array a to a second array c; pairwise_minmax has thread i

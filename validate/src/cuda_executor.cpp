@@ -10,9 +10,8 @@ namespace {
 
 // Timing events are made once and reused: cudaEventCreate costs the host
 // microseconds, and a run whose launches are each timed made two per launch
-// while the GPU waited for the next one (on the H100 in session 21 the
-// two-launch scans at 10^6 took 20-27 µs that way, 13-19 µs with the events
-// reused: validate/data/h100/bench/launch-s21).
+// while the GPU waited for the next one (on the H100 the two-launch scans at
+// 10^6 take 20-27 µs that way, 13-19 µs with the events reused).
 std::vector<cudaEvent_t>& event_pool() {
     static std::vector<cudaEvent_t> pool;
     return pool;

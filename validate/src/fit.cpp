@@ -140,8 +140,7 @@ namespace {
 // atom and one L2 sector every 64 bytes), so without it the fold that holds
 // micro/chase out put every latency clock on one term and predicted stride
 // 32 58% slow; with it the fold shares them (11.1% held out instead of
-// 20.7%), and every other fold's errors are unchanged to three digits
-// (model/README.md, session 15).
+// 20.7%), and every other fold's errors are unchanged to three digits.
 constexpr double fit_ridge = 1e-6;
 
 // Each term's bound for one search of the charges: the model's (time_term_table),

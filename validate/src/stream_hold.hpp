@@ -10,15 +10,12 @@
 // passed (a run with more launches than the driver queues goes on as
 // without the hold). nvbench holds its streams the same way.
 //
-// What it changed on the H100 (session 21, validate/data/h100/bench/launch-s21):
-// stats/pairwise at n = 100 (42 launches) ran its first 14 launches at
-// 3.3-4.2 µs each, where 9 had run that fast without the hold, and the other
-// 28 at 6.8 µs (6.4 without): after the first dozen or so, a small launch's
-// cost in a sequence is the GPU's own, as session 9 found, and so is the gap
-// of about 2 µs between one launch's stop event and the next one's start
-// (the span of such a run is 1.2-1.45x the sum of its launches, held or
-// not). The fit on datasets measured with it is the committed one's to
-// within the noise between sessions (model/README.md, "Session 21").
+// What it does on the H100: stats/pairwise at n = 100 (42 launches) runs its
+// first 14 launches at 3.3-4.2 µs each, where 9 run that fast without the
+// hold, and the other 28 at 6.8 µs (6.4 without): after the first dozen or
+// so, a small launch's cost in a sequence is the GPU's own, and so is the
+// gap of about 2 µs between one launch's stop event and the next one's start
+// (the span of such a run is 1.2-1.45x the sum of its launches, held or not).
 #pragma once
 
 #include <cuda_runtime_api.h>

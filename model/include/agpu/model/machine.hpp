@@ -2,7 +2,7 @@
 //
 // p cores in k = p / b multiprocessors (MPs) of b cores each; every core has
 // words of w bits; each MP has M words of shared memory in b banks; global
-// memory moves blocks of b consecutive words. See ../shared/DESIGN.md §2.
+// memory moves blocks of b consecutive words. See docs/design.md, "The AGPU(p, b, M, w) model".
 #pragma once
 
 #include <cstdint>

@@ -42,8 +42,7 @@ inline constexpr std::uint64_t max_blocks_per_mp = 32, max_threads_per_mp = 2048
 // ranges a group are rounded down to a power of two (2 to 4 waves), so that
 // select_pivots' samples are exactly samples_per_part a range (measured on
 // the H100 at 2^28 u32 keys, the tuned shape: 15.95 ms with 9216 to 12288
-// ranges in the early passes, 15.48 with 8192 in every pass;
-// validate/data/h100/bench/sort-session16, call C).
+// ranges in the early passes, 15.48 with 8192 in every pass).
 inline constexpr std::uint64_t waves = 4;
 // ... but no more ranges than L/(range_chunks·C): a range then takes about
 // range_chunks chunks of every run, so its pivot searches (log2 L probes per

@@ -10,11 +10,10 @@
 // from the cache (nvbench's approach; it stands in for rotating inputs among
 // buffers); and the stream is held behind the flush until the run's launches
 // are all submitted, so that no launch is timed waiting for the host's
-// submission (validate/src/stream_hold.hpp; since session 21), and held again
-// at the next launch after a copy or an allocation released it (since session
-// 22: the launch after an upload was timed on an idle GPU while the host
-// submitted it, 7-28 µs on the rank queries). The events are made once and
-// reused.
+// submission (validate/src/stream_hold.hpp), and held again at the next
+// launch after a copy or an allocation released it (otherwise the launch
+// after an upload is timed on an idle GPU while the host submits it: 7-28 µs
+// on the rank queries). The events are made once and reused.
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -14,13 +14,13 @@
 // reweighted (IRLS) until the weighted squares are the absolute errors,
 // with a ridge of 1e-6 on the unit-scaled terms (fit.cpp: terms the runs
 // cannot tell apart share the weight instead of one taking it all).
-// Squared errors (the fit until session 7) let the few runs whose launches
+// Squared errors would let the few runs whose launches
 // took 30-60% longer in their measurement session than in another
 // (stats/pairwise, the Hillis-Steele scans, the small APSP runs: a small
 // launch's cost varies between sessions on the same GPU) pull every constant
-// towards them, and in the folds that held out micro/atomics set the atomic
+// towards them, and in the folds that hold out micro/atomics set the atomic
 // constant from the rank builds' and scans' look-back atomics to a third of
-// its value (model/README.md). A term whose constant is the hardware's
+// its value. A term whose constant is the hardware's
 // (model::time_term_info::fixed: the shared pipeline's one wavefront a
 // clock) is not fitted: its share of each run's time is taken as given.
 // Errors are |predicted - measured| / measured.
