@@ -9,6 +9,10 @@
 #   scripts/setup.sh --tests   also what only the tests need: Chromium, which
 #                              opens the report headless and checks its charts
 #   scripts/setup.sh --fuzz    also clang and libFuzzer (the fuzz preset)
+#
+# With --tests, and where the CUDA toolkit has no nvdisasm of its own, it also
+# puts Debian's nvdisasm (non-free, CUDA 11.8) in /opt/agpu-tools/bin: the test
+# that the kernels' committed SASS profiles are current disassembles them.
 set -euo pipefail
 
 with_tests=0 with_fuzz=0
@@ -57,6 +61,34 @@ web="$(cd "$(dirname "$0")/.." && pwd)/reports/web"
 if [ ! -f "$web/node_modules/.package-lock.json" ] || [ "$web/package-lock.json" -nt "$web/node_modules/.package-lock.json" ]; then
   echo "setup: installing the report's JavaScript (npm ci in reports/web)" >&2
   (cd "$web" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+fi
+
+# nvdisasm, for the SASS profiles' test: the toolkit's own where it has one,
+# else Debian's, unpacked from its package (only the disassembler is used).
+install_nvdisasm() {
+  local dir=/opt/agpu-tools/bin
+  [ -x "$dir/nvdisasm" ] && return 0
+  local tmp
+  tmp=$(mktemp -d)
+  mkdir -p "$tmp/lists/partial" "$tmp/cache/archives/partial"
+  echo "deb http://deb.debian.org/debian bookworm non-free" > "$tmp/sources.list"
+  local apt_opts=(-o Dir::Etc::SourceList="$tmp/sources.list" -o Dir::Etc::SourceParts=/dev/null
+                  -o Dir::State::Lists="$tmp/lists" -o Dir::Cache="$tmp/cache" -o APT::Sandbox::User=root)
+  echo "setup: installing nvdisasm (Debian non-free nvidia-cuda-toolkit, the disassembler only)" >&2
+  if (cd "$tmp" && apt-get "${apt_opts[@]}" update -qq && apt-get "${apt_opts[@]}" download nvidia-cuda-toolkit -qq) \
+      >/dev/null 2>&1; then
+    dpkg-deb -x "$tmp"/nvidia-cuda-toolkit_*.deb "$tmp/x"
+    $sudo mkdir -p "$dir"
+    $sudo install -m 0755 "$tmp/x/usr/bin/nvdisasm" "$dir/nvdisasm"
+  else
+    echo "setup: could not fetch nvdisasm: the SASS profiles' test will skip" >&2
+  fi
+  rm -rf "$tmp"
+}
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+if [ "$with_tests" -eq 1 ] && ! command -v nvdisasm >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvdisasm ]; then
+  install_nvdisasm
 fi
 
 nvcc_path=$(command -v nvcc || true)
