@@ -13,7 +13,7 @@ namespace agpu::model {
 namespace {
 
 constexpr std::array<std::string_view, sass_pipe_count> pipe_names = {
-    "fma", "alu", "fp64", "xu", "lsu", "adu", "cbu", "uniform", "fp16", "tensor"};
+    "fma", "alu", "fp64", "xu", "lsu", "adu", "cbu", "uniform", "tensor"};
 constexpr std::array<std::string_view, sass_anchor_kind_count> anchor_names = {
     "global_load", "global_store", "global_atomic", "shared_load", "shared_store", "shared_atomic", "barrier",
     "collective"};
@@ -41,9 +41,9 @@ sass_pipe pipe_of(std::string_view opcode) {
         // sm_90 integer instructions newer than the pipe descriptions (VIADD, and the DPX VIADDMNMX
         // and VIMNMX): the instruction-mix probes of agpu calibrate check where they issue.
         {"VIADD", sass_pipe::fma}, {"VIMNMX", sass_pipe::alu}, {"VIADDMNMX", sass_pipe::alu},
-        // Half precision.
-        {"HFMA2", sass_pipe::fp16}, {"HADD2", sass_pipe::fp16}, {"HMUL2", sass_pipe::fp16}, {"HSET2", sass_pipe::fp16},
-        {"HSETP2", sass_pipe::fp16}, {"HMNMX2", sass_pipe::fp16},
+        // Half precision (GH100 issues it on the fma pipe).
+        {"HFMA2", sass_pipe::fma}, {"HADD2", sass_pipe::fma}, {"HMUL2", sass_pipe::fma}, {"HSET2", sass_pipe::alu},
+        {"HSETP2", sass_pipe::alu}, {"HMNMX2", sass_pipe::alu},
         // FP64.
         {"DFMA", sass_pipe::fp64}, {"DADD", sass_pipe::fp64}, {"DMUL", sass_pipe::fp64}, {"DSETP", sass_pipe::fp64},
         {"DMNMX", sass_pipe::fp64}, {"DSET", sass_pipe::fp64},

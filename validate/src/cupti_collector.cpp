@@ -541,6 +541,14 @@ std::vector<std::optional<double>> evaluate_range(const host_object& host, const
 
 }  // namespace
 
+std::vector<std::string> cupti_metrics_not_offered(const std::string& chip, const std::vector<std::string>& names) {
+    host_object host(chip, {});
+    std::vector<std::string> out;
+    for (const auto& n : names)
+        if (const auto why = metric_refusal(host, n, chip); !why.empty()) out.push_back(n + ": " + why);
+    return out;
+}
+
 cupti_status cupti_query() {
     cupti_status s;
     try {

@@ -15,6 +15,10 @@ cupti_status cupti_query() {
     return s;
 }
 
+std::vector<std::string> cupti_metrics_not_offered(const std::string&, const std::vector<std::string>&) {
+    throw unavailable_error("CUPTI: this agpu was built without CUDA, so it cannot check metric names");
+}
+
 cupti_result cupti_collect(const std::vector<std::string>&, const std::function<void()>&, std::size_t) {
     throw unavailable_error(no_cupti);
 }

@@ -102,22 +102,10 @@ std::vector<measurement> measure_run(const model::device& preset, const std::str
         std::vector<std::string> metrics;
         auto add = [&](std::string_view name, std::string_view unit, std::string_view expr) {
             wanted w{std::string(name), std::string(unit), std::string(expr), {}};
-            double sign = 1;
-            std::size_t start = 0;
-            while (start <= expr.size()) {
-                const auto op = expr.find_first_of("+-", start);
-                std::string part(expr.substr(start, op == std::string_view::npos ? expr.npos : op - start));
-                double scale = sign;  // "metric/N": the metric divided by N
-                if (const auto slash = part.find('/'); slash != std::string::npos) {
-                    scale /= std::stod(part.substr(slash + 1));
-                    part.resize(slash);
-                }
+            for (const auto& [part, scale] : metric_terms(expr)) {
                 auto found = std::find(metrics.begin(), metrics.end(), part);
                 if (found == metrics.end()) found = metrics.insert(metrics.end(), part);
                 w.parts.emplace_back(std::size_t(found - metrics.begin()), scale);
-                if (op == std::string_view::npos) break;
-                sign = expr[op] == '-' ? -1 : 1;
-                start = op + 1;
             }
             want.push_back(std::move(w));
         };

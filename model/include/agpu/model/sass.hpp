@@ -26,14 +26,15 @@
 namespace agpu::model {
 
 // The SM's issue pipes as CUPTI names them on sm_90 (smsp__inst_executed_pipe_<name>).
-enum class sass_pipe : std::uint8_t { fma, alu, fp64, xu, lsu, adu, cbu, uniform, fp16, tensor, count_ };
+enum class sass_pipe : std::uint8_t { fma, alu, fp64, xu, lsu, adu, cbu, uniform, tensor, count_ };
 inline constexpr std::size_t sass_pipe_count = static_cast<std::size_t>(sass_pipe::count_);
 std::string_view to_string(sass_pipe p);
 
 // The pipe that issues an opcode (its mnemonic before the first '.', "IMAD" of
 // "IMAD.WIDE.U32"), after NVIDIA's pipe descriptions (Nsight Compute, Kernel
 // Profiling Guide, "Pipelines"): FP32 arithmetic and integer multiply-add on
-// fma; integer, logic, comparison, selection and data movement on alu; FP64 on
+// fma (half precision too: GH100 counts it in the fma pipe); integer, logic,
+// comparison, selection and data movement on alu; FP64 on
 // fp64; transcendentals and int/float conversions on xu; memory, shuffles and
 // special-register reads on lsu; branches, constant loads and block barriers on
 // adu; convergence barriers, calls, returns and exits on cbu; the uniform

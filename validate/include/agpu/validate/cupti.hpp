@@ -10,6 +10,8 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "agpu/errors.hpp"
 #include <vector>
@@ -35,6 +37,15 @@ struct cupti_status {
 // process may read the counters (root, or NVreg_RestrictProfilingToAdminUsers=0)
 // only shows when collection starts: cupti_collect then throws with a hint.
 cupti_status cupti_query();
+
+// The metrics a counter-table entry combines ("a+b", "a-b", "a/N": sums,
+// differences, a scaled term), each with its factor (1, -1, 1/N...).
+std::vector<std::pair<std::string, double>> metric_terms(std::string_view expression);
+
+// The metrics of `names` that `chip` ("GH100") does not offer, each "name:
+// why", checked on the host alone (CUPTI's profiler host API needs no GPU).
+// Throws unavailable_error when this build has no CUPTI.
+std::vector<std::string> cupti_metrics_not_offered(const std::string& chip, const std::vector<std::string>& names);
 
 // One profiled range: in auto-range mode, one kernel launch.
 struct cupti_range {
