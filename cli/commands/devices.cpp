@@ -48,7 +48,7 @@ void print_device_details(const model::device& d, std::ostream& os) {
     for (const auto& field : model::device_field_names()) {
         const auto dot = field.find('.');
         const std::string section = field.substr(0, dot), key = field.substr(dot + 1);
-        const auto& v = section == "agpu" ? j.at(key) : j.at("hardware").at(key);
+        const auto& v = section == "agpu" ? j.at(key) : j.at(section).at(key);
         t.add_row({field, v.is_string() ? v.get<std::string>() : fmt_num(v.get<double>()), source_of(field)});
     }
     t.print(os);

@@ -28,12 +28,12 @@ enum class field_type { integer, real, text };
 // One row per device-file field: declared once, used to read, write, print
 // and validate (STYLE.md 4 applied to devices).
 struct field_spec {
-    const char* section;  // "agpu" or "hardware"
+    const char* section;  // "agpu", "hardware" or "timing"
     const char* name;
     field_type type;
     bool may_be_zero;     // integers and reals: 0 allowed?
     std::variant<std::uint64_t machine::*, std::uint32_t machine::*, std::uint64_t hardware::*,
-                 std::uint32_t hardware::*, double hardware::*, std::string hardware::*>
+                 std::uint32_t hardware::*, double hardware::*, std::string hardware::*, double timing::*>
         member;
     const char* unit;
 };
@@ -59,28 +59,60 @@ const std::vector<field_spec>& field_table() {
         {"hardware", "banks", field_type::integer, false, &hardware::banks, "banks"},
         {"hardware", "bank_width_bytes", field_type::integer, false, &hardware::bank_width_bytes, "bytes"},
         {"hardware", "launch_overhead_us", field_type::real, true, &hardware::launch_overhead_us, "us"},
+        {"hardware", "max_blocks_per_sm", field_type::integer, false, &hardware::max_blocks_per_sm, "blocks"},
+        {"hardware", "registers_per_sm", field_type::integer, false, &hardware::registers_per_sm, "registers"},
+        {"timing", "launch_us", field_type::real, false, &timing::launch_us, "us"},
+        {"timing", "block_clocks", field_type::real, true, &timing::block_clocks, "SM clocks"},
+        {"timing", "dram_read_gbs", field_type::real, false, &timing::dram_read_gbs, "GB/s"},
+        {"timing", "dram_write_gbs", field_type::real, false, &timing::dram_write_gbs, "GB/s"},
+        {"timing", "dram_copy_gbs", field_type::real, false, &timing::dram_copy_gbs, "GB/s"},
+        {"timing", "l2_read_gbs", field_type::real, true, &timing::l2_read_gbs, "GB/s"},
+        {"timing", "dram_latency_clocks", field_type::real, false, &timing::dram_latency_clocks, "SM clocks"},
+        {"timing", "l2_latency_clocks", field_type::real, true, &timing::l2_latency_clocks, "SM clocks"},
+        {"timing", "shared_wavefronts_per_clock", field_type::real, false, &timing::shared_wavefronts_per_clock,
+         "wavefronts per SM per clock"},
+        {"timing", "atomic_per_clock", field_type::real, false, &timing::atomic_per_clock,
+         "same-address updates per SM clock"},
+        {"timing", "issue_per_clock", field_type::real, false, &timing::issue_per_clock,
+         "warp-instructions per SM per clock"},
+        {"timing", "fma_per_clock", field_type::real, false, &timing::fma_per_clock, "warp-instructions per SM per clock"},
+        {"timing", "alu_per_clock", field_type::real, false, &timing::alu_per_clock, "warp-instructions per SM per clock"},
+        {"timing", "fp64_per_clock", field_type::real, true, &timing::fp64_per_clock,
+         "warp-instructions per SM per clock"},
+        {"timing", "xu_per_clock", field_type::real, false, &timing::xu_per_clock, "warp-instructions per SM per clock"},
+        {"timing", "lsu_per_clock", field_type::real, false, &timing::lsu_per_clock, "warp-instructions per SM per clock"},
+        {"timing", "fp16_per_clock", field_type::real, true, &timing::fp16_per_clock,
+         "warp-instructions per SM per clock"},
+        {"timing", "dependent_clocks", field_type::real, false, &timing::dependent_clocks, "SM clocks"},
+        {"timing", "shuffle_clocks", field_type::real, false, &timing::shuffle_clocks, "SM clocks"},
+        {"timing", "barrier_clocks", field_type::real, false, &timing::barrier_clocks, "SM clocks"},
     };
     return t;
 }
 
 std::string dotted(const field_spec& f) { return std::string(f.section) + "." + f.name; }
 
-const std::set<std::string> top_level_keys = {"schema", "id", "name", "kind", "base", "note", "agpu", "hardware", "patch"};
+const std::set<std::string> top_level_keys = {"schema", "id", "name", "kind", "base", "note",
+                                              "agpu", "hardware", "timing", "patch"};
 
 std::string type_name(const json& v) {
     return v.type_name();
 }
 
 // Reads one field: a bare value, or {"value": v, "source": s, "date": d}.
-void read_field(const field_spec& f, const json& raw, const std::string& where, machine& m, hardware& h,
+void read_field(const field_spec& f, const json& raw, const std::string& where, machine& m, hardware& h, timing& t,
                 std::map<std::string, source_note>& sources) {
     const std::string name = dotted(f);
     auto bad = [&](const std::string& rule) { throw input_error(where + ": field " + name, rule); };
     const json* v = &raw;
     if (raw.is_object()) {
+        const bool has_unit = std::string(f.section) == "timing";
         for (auto it = raw.begin(); it != raw.end(); ++it)
-            if (it.key() != "value" && it.key() != "source" && it.key() != "date")
-                bad("unknown key \"" + it.key() + "\" (a sourced value has only value, source, date)");
+            if (it.key() != "value" && it.key() != "source" && it.key() != "date" && !(has_unit && it.key() == "unit"))
+                bad("unknown key \"" + it.key() + "\" (a sourced value has only value, " +
+                    (has_unit ? "unit, " : "") + "source, date)");
+        if (raw.contains("unit") && (!raw.at("unit").is_string() || raw.at("unit").get<std::string>() != f.unit))
+            bad("\"unit\" must be \"" + std::string(f.unit) + "\"");
         if (!raw.contains("value")) bad("a sourced value needs \"value\"");
         v = &raw.at("value");
         source_note note;
@@ -107,7 +139,8 @@ void read_field(const field_spec& f, const json& raw, const std::string& where, 
         bad(std::string("must be ") + (f.may_be_zero ? "non-negative" : "positive") + ", got " + v->dump());
     if (f.type == field_type::real) {
         if (x > max_real) bad("must be at most 1e9 " + std::string(f.unit) + ", got " + v->dump());
-        h.*std::get<double hardware::*>(f.member) = x;
+        if (std::holds_alternative<double timing::*>(f.member)) t.*std::get<double timing::*>(f.member) = x;
+        else h.*std::get<double hardware::*>(f.member) = x;
         return;
     }
     if (!v->is_number_integer() && x != std::floor(x)) bad("must be an integer, got " + v->dump());
@@ -135,6 +168,8 @@ json field_value(const field_spec& f, const device& d) {
             using M = decltype(mp);
             if constexpr (std::is_same_v<M, std::uint64_t machine::*> || std::is_same_v<M, std::uint32_t machine::*>)
                 return d.agpu.*mp;
+            else if constexpr (std::is_same_v<M, double timing::*>)
+                return d.time.*mp;
             else
                 return d.hw.*mp;
         },
@@ -207,8 +242,8 @@ device device_from_json(const json& j_in, const std::string& where,
     d.base = string_field(j, "base", where, false);
     if (j.contains("patch")) {
         if (d.base.empty()) throw input_error(where + ": field patch", "needs \"base\": the preset the patch applies to");
-        if (j.contains("agpu") || j.contains("hardware"))
-            throw input_error(where + ": field patch", "a patched device has no agpu or hardware section of its own");
+        if (j.contains("agpu") || j.contains("hardware") || j.contains("timing"))
+            throw input_error(where + ": field patch", "a patched device has no agpu, hardware or timing section of its own");
         if (!j.at("patch").is_object()) throw input_error(where + ": field patch", "must be an object");
         if (!resolve_base) throw input_error(where + ": field base", "no preset catalogue to resolve \"" + d.base + "\"");
         json merged = (*resolve_base)(d.base);
@@ -223,7 +258,7 @@ device device_from_json(const json& j_in, const std::string& where,
     d.name = string_field(j, "name", where, true);
     d.kind = string_field(j, "kind", where, true);
     d.note = string_field(j, "note", where, false);
-    for (const char* section : {"agpu", "hardware"}) {
+    for (const char* section : {"agpu", "hardware", "timing"}) {
         if (!j.contains(section)) throw input_error(where + ": field " + section, "is required");
         const json& s = j.at(section);
         if (!s.is_object()) throw input_error(where + ": field " + section, "must be an object, got " + type_name(s));
@@ -236,7 +271,7 @@ device device_from_json(const json& j_in, const std::string& where,
     for (const auto& f : field_table()) {
         const json& s = j.at(f.section);
         if (!s.contains(f.name)) throw input_error(where + ": field " + dotted(f), "is required");
-        read_field(f, s.at(f.name), where, d.agpu, d.hw, d.sources);
+        read_field(f, s.at(f.name), where, d.agpu, d.hw, d.time, d.sources);
     }
     d.validate(where);
     return d;
@@ -248,10 +283,17 @@ json device_to_json(const device& d) {
     if (!d.note.empty()) j["note"] = d.note;
     j["agpu"] = json::object();
     j["hardware"] = json::object();
+    j["timing"] = json::object();
     for (const auto& f : field_table()) {
         json v = field_value(f, d);
         auto s = d.sources.find(dotted(f));
-        if (s != d.sources.end()) v = json{{"value", v}, {"source", s->second.source}, {"date", s->second.date}};
+        const bool timed = std::string(f.section) == "timing";
+        if (s != d.sources.end()) {
+            v = json{{"value", v}, {"source", s->second.source}, {"date", s->second.date}};
+            if (timed) v["unit"] = f.unit;
+        } else if (timed) {
+            v = json{{"value", v}, {"unit", f.unit}};
+        }
         j[f.section][f.name] = v;
     }
     return j;
@@ -260,14 +302,16 @@ json device_to_json(const device& d) {
 json device_summary_json(const device& d) {
     json j = {{"id", d.id}, {"name", d.name}, {"kind", d.kind}, {"base", d.base}, {"note", d.note},
               {"p", d.agpu.p}, {"b", d.agpu.b}, {"M", d.agpu.M}, {"w", d.agpu.w}, {"k", d.agpu.k()}};
-    json hw = json::object();
+    json hw = json::object(), tm = json::object();
     json src = json::object();
     for (const auto& f : field_table()) {
         if (std::string(f.section) == "hardware") hw[f.name] = field_value(f, d);
+        if (std::string(f.section) == "timing") tm[f.name] = field_value(f, d);
         auto s = d.sources.find(dotted(f));
         if (s != d.sources.end()) src[dotted(f)] = {{"source", s->second.source}, {"date", s->second.date}};
     }
     j["hardware"] = hw;
+    j["timing"] = tm;
     j["sources"] = src;
     return j;
 }

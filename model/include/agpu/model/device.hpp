@@ -32,9 +32,32 @@ struct hardware {
     std::uint64_t smem_per_block_bytes = 0; // the most one thread block may use
     std::uint32_t banks = 0;
     std::uint32_t bank_width_bytes = 0;
-    double launch_overhead_us = 0;          // estimate: empty-kernel launch to completion
+    double launch_overhead_us = 0;          // estimate: empty-kernel launch to completion (the fitted model's)
+    std::uint32_t max_blocks_per_sm = 0;    // resident thread blocks per SM
+    std::uint32_t registers_per_sm = 0;     // 32-bit registers per SM
 
     friend bool operator==(const hardware&, const hardware&) = default;
+};
+
+// The device's time constants (docs/device-constants.md): each a physical
+// quantity, measured by agpu calibrate (H100, H200) or cited. Rates are per SM
+// per SM clock; a warp-instruction is one of b lanes.
+struct timing {
+    double launch_us = 0;                    // per launch in a stream of back-to-back launches
+    double block_clocks = 0;                 // an SM's cost to start and retire a thread block
+    double dram_read_gbs = 0, dram_write_gbs = 0, dram_copy_gbs = 0;  // achievable; copy counts both ways
+    double l2_read_gbs = 0;                  // 0 where there is no L2
+    double dram_latency_clocks = 0, l2_latency_clocks = 0;
+    double shared_wavefronts_per_clock = 0;  // per SM
+    double atomic_per_clock = 0;             // same-address global atomic updates, device-wide
+    double issue_per_clock = 0;              // warp-instructions all of an SM's schedulers issue
+    double fma_per_clock = 0, alu_per_clock = 0, fp64_per_clock = 0, xu_per_clock = 0, lsu_per_clock = 0,
+           fp16_per_clock = 0;               // warp-instructions of each pipe's class
+    double dependent_clocks = 0;             // a dependent arithmetic instruction's latency
+    double shuffle_clocks = 0;               // a warp shuffle's latency
+    double barrier_clocks = 0;               // a barrier in a one-warp block
+
+    friend bool operator==(const timing&, const timing&) = default;
 };
 
 // Where a number came from.
@@ -52,6 +75,7 @@ struct device {
     std::string note;   // one line: what it is, what changes
     machine agpu;
     hardware hw;
+    model::timing time;
     std::map<std::string, source_note> sources;  // dotted field name -> source
 
     // Throws input_error("<where>: field <f>", rule) for the first broken rule.
@@ -76,7 +100,8 @@ nlohmann::json device_summary_json(const device& d);
 
 std::ostream& operator<<(std::ostream& os, const device& d);
 
-// Dotted names of every numeric and text field a device file must give ("agpu.p", "hardware.sm_count", ...).
+// Dotted names of every numeric and text field a device file must give ("agpu.p", "hardware.sm_count",
+// "timing.launch_us", ...).
 std::vector<std::string> device_field_names();
 
 }  // namespace agpu::model
