@@ -122,6 +122,7 @@ sample_set load_samples(const std::vector<std::filesystem::path>& dirs, double m
             s.count_source = sim::to_string(mc.source);
             s.measured_s = (x.timed_launches ? x.launch_ms : *x.run_ms) * 1e-3;
             s.footprint_bytes = mc.footprint_bytes;
+            for (const auto& l : mc.launches) s.launch_counts.push_back(l.c);
             s.features = model::time_features(s.counts, dev, s.footprint_bytes);
             s.size_range = m.n == 0 ? 0 : int(std::floor(std::log10(double(m.n)) + 1e-9));
             out.samples.push_back(std::move(s));

@@ -48,6 +48,16 @@ enum class counter : std::uint8_t {
     shared_words_max,
     chain_waits,
     chain_collectives,
+    inst_executed,
+    inst_pipe_fma,
+    inst_pipe_alu,
+    inst_pipe_fp64,
+    inst_pipe_xu,
+    inst_pipe_lsu,
+    inst_pipe_adu,
+    inst_pipe_cbu,
+    inst_pipe_uniform,
+    inst_pipe_tensor,
     count_  // not a counter: the number of counters
 };
 
@@ -149,7 +159,37 @@ inline constexpr std::array<counter_info, counter_count> counter_table{{
     {counter::chain_collectives, "chain_collectives", "collectives", aggregation::sum, "",
      "per launch its heaviest block's warp collectives per warp (rounded up): the levels of its warps' reductions "
      "and scans, each a shuffle and the arithmetic that waits for it; summed over launches"},
+    // The instructions the kernels' SASS executes (model/sass.hpp): each basic block's instructions
+    // times how often it ran, from the simulator's per-site counts; 0 where the kernel has no SASS
+    // profile. A guarded instruction issues even when every lane's guard is false, so these count
+    // it, where the memory instruction counters above count a warp-instruction some lane executed.
+    {counter::inst_executed, "inst_executed", "warp-instructions", aggregation::sum, "smsp__inst_executed.sum",
+     "every warp-instruction the kernels' SASS executes: arithmetic, address computation and control flow included"},
+    {counter::inst_pipe_fma, "inst_pipe_fma", "warp-instructions", aggregation::sum, "smsp__inst_executed_pipe_fma.sum",
+     "those the fma pipe issues: FP32 add, multiply and FMA, integer multiply-add, half precision"},
+    {counter::inst_pipe_alu, "inst_pipe_alu", "warp-instructions", aggregation::sum, "smsp__inst_executed_pipe_alu.sum",
+     "those the alu pipe issues: integer add, logic, compare, shift, select and move"},
+    {counter::inst_pipe_fp64, "inst_pipe_fp64", "warp-instructions", aggregation::sum,
+     "smsp__inst_executed_pipe_fp64.sum", "those the fp64 pipe issues: double precision"},
+    {counter::inst_pipe_xu, "inst_pipe_xu", "warp-instructions", aggregation::sum, "smsp__inst_executed_pipe_xu.sum",
+     "those the xu pipe issues: transcendentals and int/float conversions"},
+    {counter::inst_pipe_lsu, "inst_pipe_lsu", "warp-instructions", aggregation::sum, "smsp__inst_executed_pipe_lsu.sum",
+     "those the lsu pipe issues: loads, stores, atomics, shuffles, special registers"},
+    {counter::inst_pipe_adu, "inst_pipe_adu", "warp-instructions", aggregation::sum, "smsp__inst_executed_pipe_adu.sum",
+     "those the adu pipe issues: branches, constant loads, block barriers"},
+    {counter::inst_pipe_cbu, "inst_pipe_cbu", "warp-instructions", aggregation::sum, "smsp__inst_executed_pipe_cbu.sum",
+     "those the cbu pipe issues: convergence barriers, calls, returns, exits"},
+    {counter::inst_pipe_uniform, "inst_pipe_uniform", "warp-instructions", aggregation::sum,
+     "smsp__inst_executed_pipe_uniform.sum", "those the uniform datapath issues"},
+    {counter::inst_pipe_tensor, "inst_pipe_tensor", "warp-instructions", aggregation::sum,
+     "smsp__inst_executed_pipe_tensor.sum", "those the tensor pipe issues"},
 }};
+
+// The pipe counters in sass_pipe order (model/sass.hpp).
+inline constexpr std::array<counter, 9> pipe_counters{
+    counter::inst_pipe_fma, counter::inst_pipe_alu, counter::inst_pipe_fp64,    counter::inst_pipe_xu,
+    counter::inst_pipe_lsu, counter::inst_pipe_adu, counter::inst_pipe_cbu,     counter::inst_pipe_uniform,
+    counter::inst_pipe_tensor};
 
 // A launch's chain counter (chain_waits, chain_collectives) from its heaviest
 // block's count (block_waits, block_collectives) and its block size (b lanes
@@ -180,12 +220,10 @@ struct hardware_metric {
     std::string_view description;
 };
 
-inline constexpr std::array<hardware_metric, 9> hardware_metrics{{
+inline constexpr std::array<hardware_metric, 8> hardware_metrics{{
     {"gpu_time", "ns", "gpu__time_duration.sum", "kernel duration measured by the profiler (one replay)"},
     {"dram_read_bytes", "bytes", "dram__bytes_read.sum", "bytes read from DRAM (after L2)"},
     {"dram_write_bytes", "bytes", "dram__bytes_write.sum", "bytes written to DRAM (after L2)"},
-    {"inst_executed", "warp-instructions", "smsp__inst_executed.sum",
-     "every warp-instruction executed, address arithmetic and control flow included"},
     {"global_red_instructions", "warp-instructions", "smsp__inst_executed_op_global_red.sum",
      "global reductions (atomics whose result is unused compile to RED)"},
     {"global_red_sectors", "sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",

@@ -49,6 +49,7 @@ struct fit_sample {
     std::string count_source;     // "closed form" or "simulator"
     double measured_s = 0;        // sum of the launches' median times
     std::uint64_t footprint_bytes = 0;  // the run's device memory (model_counts::footprint_bytes)
+    std::vector<model::counts> launch_counts;  // each launch's, where the simulator counted the run
     model::time_vector features{};  // on the dataset's device
     int size_range = 0;           // floor(log10 n): the fold of leave-one-size-range-out
 };

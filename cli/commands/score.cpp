@@ -1,0 +1,94 @@
+// agpu score --data DIR... [--fit FILE] [--runs] [--format table|json]
+// The time models scored on measured runs (docs/time-model-test.md): the
+// calibrated model, the plain roofline and a fit, each run predicted on its
+// dataset's device from the closed forms' or the simulator's counts; mean,
+// median and 90th-percentile absolute percentage errors per device and family,
+// with 95% cluster-bootstrap intervals, beside the runs' own noise. No GPU needed.
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "../command.hpp"
+#include "../table.hpp"
+#include "agpu/errors.hpp"
+#include "agpu/validate/score.hpp"
+
+namespace agpu::cli {
+namespace {
+
+std::string pct(double x) { return fmt_num(100 * x, 3) + "%"; }
+
+int run_score(const invocation& inv) {
+    po::options_description opts("options");
+    opts.add_options()("data", po::value<std::vector<std::string>>()->multitoken()->composing(), "measured datasets")(
+        "fit", po::value<std::string>(), "the fit file scored beside (default: the committed H100 fit)")(
+        "runs", po::bool_switch(), "also print every run")(
+        "max-sim-seconds", po::value<double>()->default_value(validate::default_max_simulation_s),
+        "simulate a run only when its exact simulation is estimated under S seconds");
+    add_format_option(opts);
+    po::variables_map vm;
+    if (!parse_options(inv, "agpu score --data DIR... [--fit FILE] [--runs] [--format table|json]", opts, {}, vm))
+        return exit_ok;
+    if (!vm.count("data")) throw usage_error("--data DIR... is required");
+    std::vector<std::filesystem::path> dirs;
+    for (const auto& s : vm["data"].as<std::vector<std::string>>()) dirs.emplace_back(s);
+    const auto fit = vm.count("fit") ? model::load_fit_file(vm["fit"].as<std::string>()) : model::default_fit();
+    const auto r = validate::score_datasets(dirs, fit, vm["max-sim-seconds"].as<double>(), 2000,
+                                            [&](const std::string& line) { inv.err << "  " << line << '\n'; });
+    if (format_option(vm) == output_format::json) {
+        inv.out << validate::to_json(r).dump(2) << '\n';
+        return exit_ok;
+    }
+    for (const auto& [dev, fams] : r.errors) {
+        inv.out << dev << ": " << fams.at("all").at(validate::time_model_kind::calibrated).runs
+                << " runs; median run-to-run noise " << pct(r.median_noise.at(dev)) << " ((max - min) / median of the repetitions)\n";
+        text_table t;
+        t.add_column("family", text_table::align::left);
+        t.add_column("runs");
+        for (auto k : {validate::time_model_kind::calibrated, validate::time_model_kind::roofline,
+                       validate::time_model_kind::fit}) {
+            const std::string n(name(k));
+            t.add_column(n + " MAPE");
+            t.add_column("95% interval", text_table::align::left);
+            t.add_column("median");
+            t.add_column("p90");
+        }
+        for (const auto& [fam, models] : fams) {
+            std::vector<std::string> row{fam, std::to_string(models.at(validate::time_model_kind::calibrated).runs)};
+            for (auto k : {validate::time_model_kind::calibrated, validate::time_model_kind::roofline,
+                           validate::time_model_kind::fit}) {
+                const auto& e = models.at(k);
+                row.push_back(pct(e.mape));
+                row.push_back(pct(e.mape_low) + " - " + pct(e.mape_high));
+                row.push_back(pct(e.median_ape));
+                row.push_back(pct(e.p90_ape));
+            }
+            t.add_row(std::move(row));
+        }
+        t.print(inv.out);
+        inv.out << '\n';
+    }
+    if (vm["runs"].as<bool>()) {
+        text_table t;
+        for (const char* h : {"run", "device", "bound"}) t.add_column(h, text_table::align::left);
+        for (const char* h : {"measured ms", "calibrated ms", "error", "roofline ms", "fit ms"}) t.add_column(h);
+        for (const auto& x : r.runs) {
+            const double c = x.predicted_s.at(validate::time_model_kind::calibrated);
+            t.add_row({x.run_id, x.device_id, x.winner, fmt_num(x.measured_s * 1e3, 4), fmt_num(c * 1e3, 4),
+                       pct((c - x.measured_s) / x.measured_s),
+                       fmt_num(x.predicted_s.at(validate::time_model_kind::roofline) * 1e3, 4),
+                       fmt_num(x.predicted_s.at(validate::time_model_kind::fit) * 1e3, 4)});
+        }
+        t.print(inv.out);
+    }
+    inv.out << "calibrated: model/launch_time.hpp with each device's timing constants; roofline: launches at the "
+               "launch overhead plus the larger of the sectors at peak bandwidth and the AGPU steps; fit: "
+            << r.fit_source << ". Intervals: 95%, resampling whole configurations.\n";
+    return exit_ok;
+}
+
+AGPU_COMMAND("score", "the calibrated model, the roofline and a fit scored on measured runs (no GPU needed)",
+             run_score);
+
+}  // namespace
+}  // namespace agpu::cli

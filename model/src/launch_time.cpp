@@ -1,0 +1,218 @@
+#include "agpu/model/launch_time.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "agpu/errors.hpp"
+#include "agpu/model/time_model.hpp"
+
+namespace agpu::model {
+namespace {
+
+constexpr double sector_bytes = 32;
+constexpr std::array<std::string_view, launch_bound_count> bound_names = {"issue",    "dram",   "l2",     "shared",
+                                                                          "dispatch", "atomic", "latency"};
+
+double at_least(double x, double lo) { return x < lo ? lo : x; }
+
+void need(double value, const device& d, const char* field) {
+    if (!(value > 0)) throw input_error("device " + d.id + ": field timing." + field, "must be positive to price this launch");
+}
+
+// The achievable DRAM bandwidth for a mix of reads and writes: the measured
+// read, copy (half each) and write bandwidths, linear between them.
+double dram_rate(const timing& t, double read_bytes, double write_bytes) {
+    const double all = read_bytes + write_bytes;
+    const double w = all > 0 ? write_bytes / all : 0;
+    if (w <= 0.5) return t.dram_read_gbs + (t.dram_copy_gbs - t.dram_read_gbs) * (w / 0.5);
+    return t.dram_copy_gbs + (t.dram_write_gbs - t.dram_copy_gbs) * ((w - 0.5) / 0.5);
+}
+
+// Warps an SM holds at once for blocks of `threads` threads using `shared_bytes`
+// of shared memory and `registers` a thread: the smallest of its limits.
+double resident_warps(const device& d, double threads, double shared_bytes, double registers) {
+    const double warp = double(d.hw.warp_width);
+    const double warps_per_block = std::ceil(at_least(threads, 1) / warp);
+    double blocks = double(d.hw.max_blocks_per_sm > 0 ? d.hw.max_blocks_per_sm : 32);
+    blocks = std::min(blocks, std::floor(double(d.hw.max_threads_per_sm) / (warps_per_block * warp)));
+    if (shared_bytes > 0) blocks = std::min(blocks, std::floor(double(d.hw.smem_per_sm_bytes) / shared_bytes));
+    if (d.hw.registers_per_sm > 0) {
+        // Registers are allocated a warp at a time, in units of 256.
+        const double per_warp = std::ceil(at_least(registers, 1) * warp / 256) * 256;
+        blocks = std::min(blocks, std::floor(double(d.hw.registers_per_sm) / (per_warp * warps_per_block)));
+    }
+    return at_least(blocks, 1) * warps_per_block;
+}
+
+std::string number(double x) {
+    std::ostringstream os;
+    os.precision(4);
+    os << x;
+    return os.str();
+}
+
+}  // namespace
+
+std::string_view name(launch_bound b) { return bound_names[static_cast<std::size_t>(b)]; }
+
+launch_time time_launch(const counts& c, const launch_shape& shape, const device& d, std::uint64_t footprint_bytes) {
+    const timing& t = d.time;
+    need(t.launch_us, d, "launch_us");
+    const double clock = d.hw.sm_clock_mhz * 1e6;
+    const double k = double(d.hw.sm_count);
+    const double blocks = double(c[counter::thread_blocks]);
+    const double threads = double(c[counter::threads]);
+    const double warp = double(d.agpu.b);
+    const double threads_per_block = blocks > 0 ? threads / blocks : 0;
+    const double warps_per_block = std::ceil(threads_per_block / warp);
+    const double warps = blocks * warps_per_block;
+    // The busiest SM holds ceil(blocks / k) blocks: its share of per-block work.
+    const double busiest_blocks = blocks > 0 ? std::ceil(blocks / k) : 0;
+    const double share = blocks > 0 ? busiest_blocks / blocks : 0;
+
+    launch_time out;
+    out.launch_s = t.launch_us * 1e-6;
+    auto add = [&](launch_bound b, double quantity, std::string qunit, double rate, std::string runit, std::string what) {
+        bound_time bt{b, rate > 0 ? quantity / rate : 0, quantity, std::move(qunit), rate, std::move(runit), std::move(what)};
+        out.bounds.push_back(std::move(bt));
+    };
+
+    // Issue: the SASS's instructions by pipe where there are any, else the AGPU steps.
+    {
+        need(t.issue_per_clock, d, "issue_per_clock");
+        const double steps_clocks = double(c[counter::time_steps]) * warp / double(d.hw.cores_per_sm);
+        double sass_clocks = 0;
+        std::string what = "AGPU steps of the busiest SM at b / cores_per_sm = " + number(warp / d.hw.cores_per_sm) +
+                           " clocks a step";
+        const double inst = double(c[counter::inst_executed]);
+        if (inst > 0) {
+            sass_clocks = inst * share / t.issue_per_clock;
+            const std::array<std::pair<counter, double>, 5> pipes = {
+                {{counter::inst_pipe_fma, t.fma_per_clock}, {counter::inst_pipe_alu, t.alu_per_clock},
+                 {counter::inst_pipe_fp64, t.fp64_per_clock}, {counter::inst_pipe_xu, t.xu_per_clock},
+                 {counter::inst_pipe_lsu, t.lsu_per_clock}}};
+            for (const auto& [pc, rate] : pipes)
+                if (rate > 0) sass_clocks = std::max(sass_clocks, double(c[pc]) * share / rate);
+        }
+        if (sass_clocks > steps_clocks) {
+            add(launch_bound::issue, sass_clocks, "SM clocks", clock, "Hz",
+                "the busiest SM's " + number(inst * share) + " warp-instructions (SASS) over its pipes and " +
+                    number(t.issue_per_clock) + " issued a clock");
+        } else {
+            add(launch_bound::issue, steps_clocks, "SM clocks", clock, "Hz", what);
+        }
+    }
+    // DRAM: what crosses the interface, reads and writes at their achievable bandwidth.
+    const double dram = dram_sectors(c, d, footprint_bytes);
+    const double touched_loads = double(c[counter::global_load_sectors]);
+    const double touched = double(c[counter::global_sectors] + c[counter::global_atomic_sectors]);
+    const double write_share = touched > 0 ? double(c[counter::global_store_sectors] + c[counter::global_atomic_sectors]) / touched : 0;
+    (void)touched_loads;
+    const double dram_bytes = dram * sector_bytes;
+    {
+        need(t.dram_read_gbs, d, "dram_read_gbs");
+        const double rate = dram_rate(t, dram_bytes * (1 - write_share), dram_bytes * write_share) * 1e9;
+        add(launch_bound::dram, dram_bytes, "bytes", rate, "bytes/s", "bytes across DRAM, " +
+                                                                          number(100 * write_share) + "% written");
+    }
+    // L2: every global sector passes through it.
+    {
+        const double bytes = touched * sector_bytes;
+        const double rate = d.hw.l2_bytes > 0 && t.l2_read_gbs > 0 ? t.l2_read_gbs * 1e9 : 0;
+        add(launch_bound::l2, rate > 0 ? bytes : 0, "bytes", rate, "bytes/s", "global sectors through the L2");
+    }
+    // Shared memory: the busiest SM's wavefronts.
+    {
+        need(t.shared_wavefronts_per_clock, d, "shared_wavefronts_per_clock");
+        const double wavefronts = double(c[counter::shared_wavefronts]) * share;
+        add(launch_bound::shared, wavefronts, "wavefronts", t.shared_wavefronts_per_clock * clock, "wavefronts/s",
+            "the busiest SM's shared wavefronts");
+    }
+    // Dispatch: the busiest SM's blocks.
+    add(launch_bound::dispatch, busiest_blocks * t.block_clocks, "SM clocks", clock, "Hz",
+        number(busiest_blocks) + " blocks on the busiest SM at " + number(t.block_clocks) + " clocks each");
+    // Atomics: same-address updates, one after another.
+    {
+        need(t.atomic_per_clock, d, "atomic_per_clock");
+        add(launch_bound::atomic, double(c[counter::global_atomic_sectors]), "updates", t.atomic_per_clock * clock,
+            "updates/s", "serialised same-address atomic updates");
+    }
+    // Latency: the waves of resident warps, each one warp's chain of waits and instructions.
+    {
+        const double registers = shape.registers_per_thread > 0 ? double(shape.registers_per_thread) : 32;
+        const double shared_bytes = double(c[counter::shared_words_max]) * double(d.agpu.w) / 8;
+        const double resident = resident_warps(d, threads_per_block, shared_bytes, registers);
+        const double busiest_warps = busiest_blocks * warps_per_block;
+        const double waves = resident > 0 ? std::ceil(busiest_warps / std::min(resident, busiest_warps)) : 0;
+        out.resident_warps = std::min(resident, busiest_warps);
+        const double per_warp = warps > 0 ? 1 / warps : 0;
+        const double global_waits = double(c[counter::global_load_instructions] + c[counter::global_atomic_instructions]) * per_warp;
+        const double shared_waits = double(c[counter::shared_load_instructions] + c[counter::shared_atomic_instructions]) * per_warp;
+        const double barriers = double(c[counter::barrier_instructions]) * per_warp;
+        const double collectives = double(c[counter::collective_instructions]) * per_warp;
+        // A load waits for the L2 where the footprint fits, else for DRAM in the share of sectors that cross it.
+        const double miss = touched > 0 ? std::min(1.0, dram / touched) : 1.0;
+        const double l2_lat = d.hw.l2_bytes > 0 && t.l2_latency_clocks > 0 ? t.l2_latency_clocks : t.dram_latency_clocks;
+        const double load_latency = miss * t.dram_latency_clocks + (1 - miss) * l2_lat;
+        const double inst = c[counter::inst_executed] > 0 ? double(c[counter::inst_executed]) : double(c[counter::warp_instructions]);
+        const double waits = global_waits + shared_waits + barriers + collectives;
+        const double others = std::max(0.0, inst * per_warp - waits);
+        const double chain = global_waits * load_latency + (shared_waits + collectives) * t.shuffle_clocks +
+                             barriers * t.barrier_clocks + others * t.dependent_clocks;
+        // The heaviest block's warps wait more than the average one (chain_waits counts its waits per warp).
+        const double avg_waits = global_waits + shared_waits + barriers;
+        const double heavy = avg_waits > 0 ? std::max(1.0, double(c[counter::chain_waits]) / avg_waits) : 1.0;
+        add(launch_bound::latency, waves * chain * heavy, "SM clocks", clock, "Hz",
+            number(waves) + " waves of " + number(out.resident_warps) + " resident warps, each warp " +
+                number(chain * heavy) + " clocks of waits and dependent instructions");
+    }
+
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < out.bounds.size(); ++i)
+        if (out.bounds[i].seconds > out.bounds[best].seconds) best = i;
+    out.winner = out.bounds[best].bound;
+    double second = 0;
+    for (std::size_t i = 0; i < out.bounds.size(); ++i)
+        if (i != best) second = std::max(second, out.bounds[i].seconds);
+    out.margin = second > 0 ? out.bounds[best].seconds / second : 0;
+    out.seconds = out.launch_s + out.bounds[best].seconds;
+    return out;
+}
+
+run_time time_run(const counts& totals, const launch_shape& shape, const device& d, std::uint64_t footprint_bytes) {
+    run_time r;
+    r.launch_count = std::max<std::uint64_t>(totals[counter::launches], 1);
+    counts one;
+    for (std::size_t i = 0; i < counter_count; ++i)
+        one.v[i] = counter_table[i].agg == aggregation::max ? totals.v[i]
+                                                            : (totals.v[i] + r.launch_count / 2) / r.launch_count;
+    one[counter::launches] = 1;
+    auto lt = time_launch(one, shape, d, footprint_bytes);
+    r.seconds = lt.seconds * double(r.launch_count);
+    r.launches.push_back(std::move(lt));
+    return r;
+}
+
+run_time time_run(const std::vector<counts>& per_launch, const std::vector<launch_shape>& shapes, const device& d,
+                  std::uint64_t footprint_bytes) {
+    run_time r;
+    r.launch_count = per_launch.size();
+    for (std::size_t i = 0; i < per_launch.size(); ++i) {
+        auto lt = time_launch(per_launch[i], i < shapes.size() ? shapes[i] : launch_shape{}, d, footprint_bytes);
+        r.seconds += lt.seconds;
+        r.launches.push_back(std::move(lt));
+    }
+    return r;
+}
+
+double floor_seconds(const counts& c, const device& d, std::uint64_t footprint_bytes) {
+    const double launches = double(c[counter::launches]);
+    const double bytes = dram_sectors(c, d, footprint_bytes) * sector_bytes;
+    const double mem = bytes / (d.hw.mem_bandwidth_gbs * 1e9);
+    const double issue = double(c[counter::time_steps]) * double(d.agpu.b) / double(d.hw.cores_per_sm) /
+                         (d.hw.sm_clock_mhz * 1e6);
+    return launches * d.time.launch_us * 1e-6 + std::max(mem, issue);
+}
+
+}  // namespace agpu::model
