@@ -69,6 +69,7 @@ const std::vector<field_spec>& field_table() {
         {"timing", "l2_read_gbs", field_type::real, true, &timing::l2_read_gbs, "GB/s"},
         {"timing", "dram_latency_clocks", field_type::real, false, &timing::dram_latency_clocks, "SM clocks"},
         {"timing", "l2_latency_clocks", field_type::real, true, &timing::l2_latency_clocks, "SM clocks"},
+        {"timing", "l1_latency_clocks", field_type::real, false, &timing::l1_latency_clocks, "SM clocks"},
         {"timing", "shared_wavefronts_per_clock", field_type::real, false, &timing::shared_wavefronts_per_clock,
          "wavefronts per SM per clock"},
         {"timing", "atomic_per_clock", field_type::real, false, &timing::atomic_per_clock,

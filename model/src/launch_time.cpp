@@ -56,7 +56,8 @@ std::string number(double x) {
 
 std::string_view name(launch_bound b) { return bound_names[static_cast<std::size_t>(b)]; }
 
-launch_time time_launch(const counts& c, const launch_shape& shape, const device& d, std::uint64_t footprint_bytes) {
+launch_time time_launch(const counts& c, const launch_shape& shape, const device& d, std::uint64_t footprint_bytes,
+                        double dram) {
     const timing& t = d.time;
     need(t.launch_us, d, "launch_us");
     const double clock = d.hw.sm_clock_mhz * 1e6;
@@ -104,11 +105,8 @@ launch_time time_launch(const counts& c, const launch_shape& shape, const device
         }
     }
     // DRAM: what crosses the interface, reads and writes at their achievable bandwidth.
-    const double dram = dram_sectors(c, d, footprint_bytes);
-    const double touched_loads = double(c[counter::global_load_sectors]);
     const double touched = double(c[counter::global_sectors] + c[counter::global_atomic_sectors]);
     const double write_share = touched > 0 ? double(c[counter::global_store_sectors] + c[counter::global_atomic_sectors]) / touched : 0;
-    (void)touched_loads;
     const double dram_bytes = dram * sector_bytes;
     {
         need(t.dram_read_gbs, d, "dram_read_gbs");
@@ -151,10 +149,17 @@ launch_time time_launch(const counts& c, const launch_shape& shape, const device
         const double shared_waits = double(c[counter::shared_load_instructions] + c[counter::shared_atomic_instructions]) * per_warp;
         const double barriers = double(c[counter::barrier_instructions]) * per_warp;
         const double collectives = double(c[counter::collective_instructions]) * per_warp;
-        // A load waits for the L2 where the footprint fits, else for DRAM in the share of sectors that cross it.
+        // A load's sector is new to the launch in the share of the loaded sectors the footprint
+        // holds (the rest an earlier load brought into the L1); a new one waits for DRAM in the
+        // share of sectors that cross it, else for the L2.
+        const double loaded = double(c[counter::global_load_sectors]);
+        const double fresh = loaded > 0 && footprint_bytes > 0
+                                 ? std::min(1.0, std::ceil(double(footprint_bytes) / sector_bytes) / loaded)
+                                 : 1.0;
         const double miss = touched > 0 ? std::min(1.0, dram / touched) : 1.0;
         const double l2_lat = d.hw.l2_bytes > 0 && t.l2_latency_clocks > 0 ? t.l2_latency_clocks : t.dram_latency_clocks;
-        const double load_latency = miss * t.dram_latency_clocks + (1 - miss) * l2_lat;
+        const double load_latency =
+            fresh * (miss * t.dram_latency_clocks + (1 - miss) * l2_lat) + (1 - fresh) * t.l1_latency_clocks;
         const double inst = c[counter::inst_executed] > 0 ? double(c[counter::inst_executed]) : double(c[counter::warp_instructions]);
         const double waits = global_waits + shared_waits + barriers + collectives;
         const double others = std::max(0.0, inst * per_warp - waits);
@@ -188,7 +193,7 @@ run_time time_run(const counts& totals, const launch_shape& shape, const device&
         one.v[i] = counter_table[i].agg == aggregation::max ? totals.v[i]
                                                             : (totals.v[i] + r.launch_count / 2) / r.launch_count;
     one[counter::launches] = 1;
-    auto lt = time_launch(one, shape, d, footprint_bytes);
+    auto lt = time_launch(one, shape, d, footprint_bytes, dram_sectors(totals, d, footprint_bytes) / double(r.launch_count));
     r.seconds = lt.seconds * double(r.launch_count);
     r.launches.push_back(std::move(lt));
     return r;
@@ -198,8 +203,16 @@ run_time time_run(const std::vector<counts>& per_launch, const std::vector<launc
                   std::uint64_t footprint_bytes) {
     run_time r;
     r.launch_count = per_launch.size();
+    // The run's DRAM sectors, shared over its launches by the sectors each touches.
+    counts totals;
+    for (const auto& c : per_launch) totals.merge(c);
+    const double run_dram = dram_sectors(totals, d, footprint_bytes);
+    const double run_touched = double(totals[counter::global_sectors] + totals[counter::global_atomic_sectors]);
     for (std::size_t i = 0; i < per_launch.size(); ++i) {
-        auto lt = time_launch(per_launch[i], i < shapes.size() ? shapes[i] : launch_shape{}, d, footprint_bytes);
+        const auto& c = per_launch[i];
+        const double touched = double(c[counter::global_sectors] + c[counter::global_atomic_sectors]);
+        const double dram = run_touched > 0 ? run_dram * touched / run_touched : 0;
+        auto lt = time_launch(c, i < shapes.size() ? shapes[i] : launch_shape{}, d, footprint_bytes, dram);
         r.seconds += lt.seconds;
         r.launches.push_back(std::move(lt));
     }

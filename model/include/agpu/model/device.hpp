@@ -47,7 +47,7 @@ struct timing {
     double block_clocks = 0;                 // an SM's cost to start and retire a thread block
     double dram_read_gbs = 0, dram_write_gbs = 0, dram_copy_gbs = 0;  // achievable; copy counts both ways
     double l2_read_gbs = 0;                  // 0 where there is no L2
-    double dram_latency_clocks = 0, l2_latency_clocks = 0;
+    double dram_latency_clocks = 0, l2_latency_clocks = 0, l1_latency_clocks = 0;
     double shared_wavefronts_per_clock = 0;  // per SM
     double atomic_per_clock = 0;             // same-address global atomic updates, device-wide
     double issue_per_clock = 0;              // warp-instructions all of an SM's schedulers issue

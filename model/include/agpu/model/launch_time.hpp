@@ -16,7 +16,8 @@
 // - atomic: the serialised same-address updates over the device's rate;
 // - latency: the waves of warps the SM holds at once (occupancy: threads,
 //   blocks, shared memory and registers per SM) times one warp's chain of
-//   waits (each load at the L2's or DRAM's latency, each shared access and
+//   waits (each load at the L1's latency where an earlier load brought its
+//   sector in, else the L2's or DRAM's; each shared access and
 //   shuffle at the shuffle latency, each barrier at the barrier's) and of its
 //   instructions at the dependent latency: what resident warps cannot hide.
 // The largest bound is the launch's time; the run's is the sum of its launches.
@@ -63,9 +64,13 @@ struct launch_time {
 
 // The time of one launch whose counters are `c` (one launch's, c[launches] = 1),
 // of a run whose arrays occupy `footprint_bytes` (0: unknown, priced as larger
-// than the L2). Throws input_error naming the field when the device has no
-// usable time constant for a bound the launch needs.
-launch_time time_launch(const counts& c, const launch_shape& shape, const device& d, std::uint64_t footprint_bytes);
+// than the L2), of which `dram_sectors` cross the DRAM interface (its share of
+// the run's: model::dram_sectors over the run, so that a footprint the L2
+// holds crosses once per run, not once per launch). Throws input_error naming
+// the field when the device has no usable time constant for a bound the
+// launch needs.
+launch_time time_launch(const counts& c, const launch_shape& shape, const device& d, std::uint64_t footprint_bytes,
+                        double dram_sectors);
 
 // A run from its totals alone (a closed form): `launches` equal launches, each
 // the totals over the launch count.
