@@ -67,7 +67,6 @@ namespace {
 
 // kernels/rank/rank_common.cuh: rank_policy.
 constexpr std::uint64_t block_threads = 256, items = 8, query_threads = 256;
-constexpr std::uint64_t sector_bytes = 32;
 constexpr std::uint64_t tile_chunks = block_threads * items;    // jacobson
 constexpr std::uint64_t tile_lines = block_threads * items / 4; // interleaved
 // Static shared arrays in declaration order: slot (8 B), [jacobson: sb_local

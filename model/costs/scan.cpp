@@ -51,7 +51,6 @@
 namespace agpu::model {
 namespace {
 
-constexpr std::uint64_t sector_bytes = 32;
 
 std::uint64_t ceil_log2(std::uint64_t x) { return x <= 1 ? 0 : std::uint64_t(std::bit_width(x - 1)); }
 

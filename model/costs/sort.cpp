@@ -192,7 +192,6 @@ namespace {
 
 using namespace sort_plan;
 
-constexpr std::uint64_t sector_bytes = 32;
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 

@@ -60,6 +60,7 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
+#include "agpu/model/costing.hpp"
 #include "agpu/sim/executor.hpp"
 
 namespace agpu::sim {
@@ -75,8 +76,6 @@ counts run_record::totals() const {
 }
 
 namespace {
-
-constexpr std::uint64_t sector_bytes = 32;  // the L1/L2 sector of every NVIDIA GPU since Fermi
 
 // What a record is.
 enum class what : std::uint8_t {
@@ -502,22 +501,10 @@ struct instruction {
     std::vector<std::uint32_t> lanes;                               // the lane of each access
 };
 
-// x / d and x % d by a shift and a mask where d is a power of two (every
-// device's word, sector, block and bank count), by division otherwise.
-struct fast_div {
-    std::uint64_t d;
-    int shift;
-    explicit fast_div(std::uint64_t v) : d(v), shift(std::has_single_bit(v) ? std::countr_zero(v) : -1) {}
-    std::uint64_t div(std::uint64_t x) const { return shift >= 0 ? x >> shift : x / d; }
-    std::uint64_t mod(std::uint64_t x) const { return shift >= 0 ? x & (d - 1) : x % d; }
-};
-
 // Costs one warp-instruction: adds to the block's counters, returns its steps.
 class coster {
 public:
-    explicit coster(const model::machine& m)
-        : m_m(m), m_word(m.word_bytes()), m_banks(m.b), m_sector(sector_bytes), m_block(m.block_bytes()) {}
-
+    explicit coster(const model::machine& m) : m_rules(m) {}
     std::uint64_t cost(const instruction& in, counts& c) {
         c[counter::warp_instructions] += in.w == what::compute ? in.compute_n : 1;
         switch (in.w) {
@@ -559,198 +546,26 @@ public:
 private:
     std::uint64_t cost_accesses(const instruction& in, counts& c) {
         if (in.w == what::global_load || in.w == what::global_store || in.w == what::global_atomic) {
-            const auto blocks = distinct(in.accesses, m_block);
-            const auto sectors = distinct(in.accesses, m_sector);
+            const auto blocks = m_rules.blocks(in.accesses);
             c[counter::io_blocks] += blocks;
-            if (in.w == what::global_load) {
-                c[counter::global_load_instructions] += 1;
-                c[counter::global_load_requests] += 1;
-                c[counter::global_load_sectors] += sectors;
-                c[counter::global_load_blocks] += blocks;
-                c[counter::global_requests] += 1;
-                c[counter::global_sectors] += sectors;
-            } else if (in.w == what::global_store) {
-                c[counter::global_store_instructions] += 1;
-                c[counter::global_store_requests] += 1;
-                c[counter::global_store_sectors] += sectors;
-                c[counter::global_store_blocks] += blocks;
-                c[counter::global_requests] += 1;
-                c[counter::global_sectors] += sectors;
-            } else {
+            if (in.w == what::global_atomic) {
                 c[counter::global_atomic_instructions] += 1;
-                c[counter::global_atomic_sectors] += atomic_sectors(in.accesses);
+                c[counter::global_atomic_sectors] += m_rules.atomic_sectors(in.accesses);
                 c[counter::global_atomic_blocks] += blocks;
+            } else {
+                model::add_global(c, in.w == what::global_load, 1, m_rules.sectors(in.accesses), blocks);
             }
             return 1;
         }
-        std::uint64_t ideal = 1;
-        const auto wavefronts = shared_cost(in, ideal);
-        const auto conflicts = wavefronts - ideal;
-        c[counter::shared_wavefronts] += wavefronts;
-        c[counter::bank_conflicts] += conflicts;
-        if (in.w == what::shared_load) {
-            c[counter::shared_load_instructions] += 1;
-            c[counter::shared_load_wavefronts] += wavefronts;
-            c[counter::shared_load_bank_conflicts] += conflicts;
-        } else if (in.w == what::shared_store) {
-            c[counter::shared_store_instructions] += 1;
-            c[counter::shared_store_wavefronts] += wavefronts;
-            c[counter::shared_store_bank_conflicts] += conflicts;
-        } else {
-            c[counter::shared_atomic_instructions] += 1;
-            c[counter::shared_atomic_wavefronts] += wavefronts;
-        }
-        return wavefronts;
+        const model::bank_cost cost = m_rules.shared(in.accesses, in.lanes);
+        model::add_shared(c, in.w == what::shared_load    ? model::shared_op::load
+                             : in.w == what::shared_store ? model::shared_op::store
+                                                          : model::shared_op::atomic,
+                          1, cost);
+        return cost.wf;
     }
-    // Atomics are not merged like loads: L2 applies one update per address
-    // per sector request, so a sector costs as many requests as the most lanes
-    // updating one address in it (measured on the H100: 32 lanes on one word,
-    // 32 sectors; on 32 consecutive words, 4).
-    std::uint64_t atomic_sectors(const std::vector<std::pair<std::uint64_t, std::uint32_t>>& acc) {
-        m_ids.clear();
-        for (auto [a, n] : acc) m_ids.push_back(a);
-        std::sort(m_ids.begin(), m_ids.end());
-        std::uint64_t total = 0, sector_most = 0, run = 0;
-        for (std::size_t i = 0; i < m_ids.size(); ++i) {
-            run = (i > 0 && m_ids[i] == m_ids[i - 1]) ? run + 1 : 1;
-            const bool new_sector = i == 0 || m_ids[i] / sector_bytes != m_ids[i - 1] / sector_bytes;
-            if (new_sector) {
-                total += sector_most;
-                sector_most = 0;
-            }
-            sector_most = std::max(sector_most, run);
-        }
-        return total + sector_most;
-    }
-    // True when the lanes' accesses are back to back in lane order (the
-    // coalesced case); then [first, end) is the range they cover.
-    static bool contiguous(const std::vector<std::pair<std::uint64_t, std::uint32_t>>& acc, std::uint64_t& first,
-                           std::uint64_t& end) {
-        first = acc.front().first;
-        end = first;
-        for (auto [a, n] : acc) {
-            if (a != end) return false;
-            end = a + n;
-        }
-        return true;
-    }
-    // Distinct units of `unit` bytes touched by the accesses.
-    std::uint64_t distinct(const std::vector<std::pair<std::uint64_t, std::uint32_t>>& acc, const fast_div& unit) {
-        std::uint64_t first = 0, end = 0;
-        if (contiguous(acc, first, end)) return unit.div(end - 1) - unit.div(first) + 1;
-        m_ids.clear();
-        for (auto [a, n] : acc)
-            for (std::uint64_t u = unit.div(a), last = unit.div(a + n - 1); u <= last; ++u) m_ids.push_back(u);
-        return count_unique(m_ids);
-    }
-    // A shared warp-instruction's wavefronts. Accesses of 16 bytes per lane
-    // are served per quarter-warp (b/4 lanes, 128 bytes), each quarter like a
-    // warp of its own, except that the two quarters of a half-warp asking for
-    // the same addresses share their wavefronts. Measured on the H100
-    // (validate/data/h100/apsp, LDS.128 and STS.128 of the apsp kernels): a
-    // half-warp reading one vector takes 1 wavefront, one whose quarters read
-    // the same 8 vectors 1, one whose quarters read 2 different vectors 2, one
-    // whose quarters read 8 different vectors each 2; the hardware counts no
-    // bank conflict in any of these. Narrower accesses are served whole.
-    std::uint64_t shared_cost(const instruction& in, std::uint64_t& ideal) {
-        bool wide = !in.accesses.empty();
-        for (auto [a, n] : in.accesses) wide &= n == 16;
-        if (!wide || m_m.b < 4) return shared_wavefronts(in.accesses, ideal);
-        const std::uint32_t q = m_m.b / 4;
-        std::uint64_t total = 0;
-        ideal = 0;
-        for (std::uint32_t half = 0; half < 2; ++half) {
-            for (std::uint32_t part = 0; part < 2; ++part) {
-                auto& quarter = m_quarter[part];
-                quarter.clear();
-                for (std::size_t i = 0; i < in.accesses.size(); ++i)
-                    if (in.lanes[i] / q == 2 * half + part) quarter.push_back(in.accesses[i]);
-                std::sort(quarter.begin(), quarter.end());
-            }
-            const bool same = m_quarter[0] == m_quarter[1];
-            for (std::uint32_t part = 0; part < (same ? 1u : 2u); ++part) {
-                if (m_quarter[part].empty()) continue;
-                std::uint64_t id = 1;
-                total += shared_wavefronts(m_quarter[part], id);
-                ideal += id;
-            }
-        }
-        return total;
-    }
-    // The most distinct words any one bank is asked for (a word read by many
-    // lanes counts once); `ideal` gets the fewest wavefronts that many
-    // distinct words need, ceil(words / b): the wavefronts beyond it are the
-    // bank conflicts (the hardware's definition too: a warp's 8-byte loads
-    // need 2 wavefronts and have no conflict).
-    std::uint64_t shared_wavefronts(const std::vector<std::pair<std::uint64_t, std::uint32_t>>& acc,
-                                    std::uint64_t& ideal) {
-        std::uint64_t first = 0, end = 0;
-        if (contiguous(acc, first, end)) {  // distinct consecutive words: spread evenly over the banks
-            const std::uint64_t words = m_word.div(end - 1) - m_word.div(first) + 1;
-            ideal = (words + m_m.b - 1) / m_m.b;
-            return ideal;
-        }
-        // Distinct words per bank, kept in a few slots per bank (no sort); a
-        // bank asked for more distinct words than that takes the sort below.
-        constexpr std::uint32_t slots = 4;
-        m_bank.assign(m_m.b, 0);
-        m_bank_words.resize(std::size_t(m_m.b) * slots);
-        std::uint64_t distinct = 0, most = 0;
-        bool overflow = false;
-        for (auto [a, n] : acc) {
-            for (std::uint64_t wd = m_word.div(a), last = m_word.div(a + n - 1); wd <= last && !overflow; ++wd) {
-                const std::size_t bank = std::size_t(m_banks.mod(wd));
-                const std::uint32_t have = m_bank[bank];
-                const std::uint64_t* w = &m_bank_words[bank * slots];
-                if (std::find(w, w + have, wd) != w + have) continue;
-                if (have == slots) {
-                    overflow = true;
-                    break;
-                }
-                m_bank_words[bank * slots + have] = wd;
-                m_bank[bank] = have + 1;
-                ++distinct;
-                most = std::max<std::uint64_t>(most, have + 1);
-            }
-            if (overflow) break;
-        }
-        if (!overflow) {
-            ideal = std::max<std::uint64_t>(1, (distinct + m_m.b - 1) / m_m.b);
-            return most;
-        }
-        m_ids.clear();
-        for (auto [a, n] : acc)
-            for (std::uint64_t wd = m_word.div(a), last = m_word.div(a + n - 1); wd <= last; ++wd) m_ids.push_back(wd);
-        std::sort(m_ids.begin(), m_ids.end());
-        m_ids.erase(std::unique(m_ids.begin(), m_ids.end()), m_ids.end());
-        m_bank.assign(m_m.b, 0);
-        most = 0;
-        for (auto wd : m_ids) most = std::max<std::uint64_t>(most, ++m_bank[m_banks.mod(wd)]);
-        ideal = std::max<std::uint64_t>(1, (m_ids.size() + m_m.b - 1) / m_m.b);
-        return most;
-    }
-    static std::uint64_t count_unique(std::vector<std::uint64_t>& v) {
-        // Fast path: non-decreasing ids (the common, coalesced case).
-        bool sorted = true;
-        std::uint64_t n = v.empty() ? 0 : 1;
-        for (std::size_t i = 1; i < v.size(); ++i) {
-            if (v[i] < v[i - 1]) {
-                sorted = false;
-                break;
-            }
-            n += v[i] != v[i - 1];
-        }
-        if (sorted) return n;
-        std::sort(v.begin(), v.end());
-        return static_cast<std::uint64_t>(std::unique(v.begin(), v.end()) - v.begin());
-    }
-    const model::machine& m_m;
-    fast_div m_word, m_banks, m_sector, m_block;
-    std::vector<std::uint64_t> m_ids;
-    std::vector<std::uint32_t> m_bank;
-    std::vector<std::uint64_t> m_bank_words;
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> m_quarter[2];
-    instruction m_on;
+    model::access_coster m_rules;
+    instruction m_on;  // the lanes that are on, where some are predicated off
 };
 
 // A warp's pending instructions by (site, occurrence): an open-addressing
@@ -1211,26 +1026,6 @@ private:
     }
 };
 
-// Places blocks of these steps on k MPs in order, each on the least-loaded
-// (as the hardware's dispatcher gives the next block to the first free SM);
-// returns the busiest MP's steps.
-std::uint64_t greedy_makespan(const std::vector<std::uint64_t>& block_steps, std::uint64_t k) {
-    using mp = std::pair<std::uint64_t, std::uint64_t>;  // (steps, MP index)
-    std::priority_queue<mp, std::vector<mp>, std::greater<>> mps;
-    for (std::uint64_t i = 0; i < k; ++i) mps.push({0, i});
-    for (auto s : block_steps) {
-        auto [load, i] = mps.top();
-        mps.pop();
-        mps.push({load + s, i});
-    }
-    std::uint64_t makespan = 0;
-    while (!mps.empty()) {
-        makespan = std::max(makespan, mps.top().first);
-        mps.pop();
-    }
-    return makespan;
-}
-
 std::uint64_t splitmix(std::uint64_t x) {
     x += 0x9E3779B97F4A7C15ull;
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -1332,7 +1127,7 @@ makespan_spread replicated_makespan(std::size_t nblocks, std::uint64_t k, Replic
     double sum = 0, sq = 0;
     for (std::uint64_t r = 0; r < reps; ++r) {
         replicate(rng, v);
-        const double m = double(greedy_makespan(v, k));
+        const double m = double(model::greedy_makespan(v, k));
         sum += m;
         sq += m * m;
     }
@@ -1642,7 +1437,7 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
     const std::uint64_t k = std::min<std::uint64_t>(m.k(), nblocks);
     if (!sampled) {
         for (const auto& s : sums) rec.c.merge(s);
-        rec.c[counter::time_steps] = greedy_makespan(block_steps, k);
+        rec.c[counter::time_steps] = model::greedy_makespan(block_steps, k);
         rec.c[counter::chain_waits] = heaviest_chain(block_waits, nthreads, m);
         rec.c[counter::chain_collectives] = heaviest_chain(block_collectives, nthreads, m);
         rec.blocks_recorded = nblocks;
@@ -1706,7 +1501,7 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
         double steps_var = 0;
         const double steps_sum =
             extrapolate([&](std::size_t j) { return double(block_steps[plan.recorded[j]]); }, steps_var);
-        const std::uint64_t makespan = greedy_makespan(block_steps, k);
+        const std::uint64_t makespan = model::greedy_makespan(block_steps, k);
         rec.c[counter::time_steps] = makespan;
         std::vector<std::uint64_t> recorded_waits, recorded_collectives;
         for (auto bid : plan.recorded) recorded_waits.push_back(block_waits[bid]);
