@@ -763,8 +763,19 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
             for (std::uint64_t g = 0; g < whole_groups; ++g) mean += double(work[g * s.parts + q]) / double(whole_groups);
             for (std::uint64_t g = 0; g < whole_groups; ++g) typical[g * s.parts + q] = mean;
         }
-    ex.record_work_launch("multiway_merge", grid, block, ps.heap_bytes, work, klass, typical, known, samples,
-                          themselves, known_variance);
+    sim::work_launch launch;
+    launch.name = "multiway_merge";
+    launch.grid = grid;
+    launch.block = block;
+    launch.dynamic_shared_bytes = ps.heap_bytes;
+    launch.work = work;
+    launch.klass = klass;
+    launch.typical_work = typical;
+    launch.known = known;
+    launch.samples = samples;
+    launch.themselves = themselves;
+    launch.known_variance = known_variance;
+    ex.record_work_launch(launch);
 }
 
 // The sort of n random keys in sampled mode, on synthesized inputs; the

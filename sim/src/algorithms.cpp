@@ -1,3 +1,4 @@
+// The registry of runnable algorithms, simulate() and its versioned JSON.
 #include "agpu/sim/algorithms.hpp"
 
 #include <cmath>

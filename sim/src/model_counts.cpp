@@ -1,3 +1,4 @@
+// A run's counts for prediction and fitting: closed form or simulator.
 #include "agpu/sim/model_counts.hpp"
 
 #include <chrono>

@@ -153,8 +153,13 @@ TEST(Synthesized, WorkLaunchAddsTheKnownPartsGiven) {
     const std::vector<sim::block_sample> known(blocks, given);
     std::vector<double> known_variance(agpu::model::counter_count, 0.0);
     known_variance[std::size_t(counter::global_load_sectors)] = 49;
-    ex.record_work_launch("copy_work", {blocks}, {threads}, 0, work64, {}, {}, known, samples, themselves,
-                          known_variance);
+    sim::work_launch launch{"copy_work", {blocks}, {threads}};
+    launch.work = work64;
+    launch.known = known;
+    launch.samples = samples;
+    launch.themselves = themselves;
+    launch.known_variance = known_variance;
+    ex.record_work_launch(launch);
     const auto& est = ex.record().launches.back();
     EXPECT_EQ(est.c[counter::global_load_sectors], l.whole[counter::global_load_sectors] + 5 * blocks);
     EXPECT_NEAR(est.variance[std::size_t(counter::global_load_sectors)], 49.0, 1e-6);
@@ -215,7 +220,10 @@ TEST(Synthesized, WorkLaunchIsExactWhereCostsAreLinear) {
         for (std::size_t i = 0; i < chosen.size(); ++i) samples.push_back({chosen[i], x, got[i]});
     }
     const std::vector<std::uint64_t> work64(work.begin(), work.end());
-    ex.record_work_launch("copy_work", {blocks}, {threads}, 0, work64, {}, {}, {}, samples, {});
+    sim::work_launch launch{"copy_work", {blocks}, {threads}};
+    launch.work = work64;
+    launch.samples = samples;
+    ex.record_work_launch(launch);
     const auto& est = ex.record().launches.back();
     EXPECT_EQ(est.estimate, sim::launch_estimate::linear);
     EXPECT_EQ(est.blocks_recorded, 3u);
