@@ -45,7 +45,6 @@
 namespace agpu::model {
 namespace {
 
-constexpr std::uint64_t sector = 32;
 constexpr std::uint32_t naive_bx = 64, naive_by = 4;
 constexpr std::uint32_t region_threads = 256;
 
@@ -87,21 +86,15 @@ struct tally {
     }
     // A shared load of `x.wf` wavefronts, `times` times (a scalar word per lane: {1, 1}).
     void sload(bank_cost x, std::uint64_t times = 1) {
-        add_to(counter::shared_load_instructions, times);
-        add_to(counter::shared_load_wavefronts, mul(x.wf, times));
-        add_to(counter::shared_load_bank_conflicts, mul(x.wf - x.ideal, times));
-        add_to(counter::shared_wavefronts, mul(x.wf, times));
-        add_to(counter::bank_conflicts, mul(x.wf - x.ideal, times));
+        checked_view view{c};
+        add_shared(view, shared_op::load, times, {mul(x.wf, times), mul(x.ideal, times)});
         add_to(counter::warp_instructions, times);
     }
     void sstore(bank_cost x, std::uint64_t times = 1) { sstores(times, {mul(x.wf, times), mul(x.ideal, times)}); }
     // `instructions` shared stores costing `x` in all.
     void sstores(std::uint64_t instructions, bank_cost x) {
-        add_to(counter::shared_store_instructions, instructions);
-        add_to(counter::shared_store_wavefronts, x.wf);
-        add_to(counter::shared_store_bank_conflicts, x.wf - x.ideal);
-        add_to(counter::shared_wavefronts, x.wf);
-        add_to(counter::bank_conflicts, x.wf - x.ideal);
+        checked_view view{c};
+        add_shared(view, shared_op::store, instructions, x);
         add_to(counter::warp_instructions, instructions);
     }
     // A predicated access with every lane off: the warp issues it, nothing moves.
@@ -152,7 +145,7 @@ partial_counts naive(const machine& m, std::uint64_t n, const param_values&) {
     for (std::uint64_t i = 0; i < n; ++i)
         for (std::uint64_t j0 = 0; j0 < n; j0 += b) {
             const std::uint64_t L = std::min(b, n - j0), start = (i * n + j0) * 4;
-            row_sectors += units(start, 4 * L, sector);
+            row_sectors += units(start, 4 * L, sector_bytes);
             row_blocks += units(start, 4 * L, bb);
         }
     tally t;
@@ -185,47 +178,13 @@ partial_counts naive(const machine& m, std::uint64_t n, const param_values&) {
 
 // ---------------------------------------------------------------- tile_fw
 
-// A shared warp-instruction of one 16-byte vector per lane (vector indices in
-// lane order, ~0 for a lane that is off), as the simulator and the H100 serve
-// it: per quarter-warp, the two quarters of a half sharing their wavefronts
-// when they ask for the same vectors.
-constexpr std::uint64_t off = ~0ull;
-bank_cost vector_cost(const std::vector<std::uint64_t>& vecs, std::uint64_t b) {
-    bank_cost c;
-    const std::uint64_t q = b / 4;
-    for (std::uint64_t half = 0; half < 2; ++half) {
-        std::vector<std::uint64_t> part[2];
-        for (std::uint64_t p = 0; p < 2; ++p) {
-            for (std::uint64_t l = (2 * half + p) * q; l < std::min<std::uint64_t>(vecs.size(), (2 * half + p + 1) * q); ++l)
-                if (vecs[l] != off) part[p].push_back(vecs[l]);
-            std::sort(part[p].begin(), part[p].end());
-        }
-        for (std::uint64_t p = 0; p < (part[0] == part[1] ? 1u : 2u); ++p) {
-            if (part[p].empty()) continue;
-            std::vector<std::uint64_t> words;
-            for (auto v : part[p])
-                for (std::uint64_t x = 0; x < 4; ++x) words.push_back(v * 4 + x);
-            c += shared_bank_cost(words, b);
-        }
-    }
-    return c;
-}
-
 // Sectors and b-word blocks that accesses of `bytes` bytes at these byte
 // addresses touch.
 std::pair<std::uint64_t, std::uint64_t> access_units(const std::vector<std::uint64_t>& addrs, std::uint64_t bytes,
                                                      std::uint64_t block_bytes) {
-    std::vector<std::uint64_t> secs, blks;
-    for (auto a : addrs)
-        for (std::uint64_t x = a; x < a + bytes; x += std::min(bytes, sector)) {
-            secs.push_back(x / sector);
-            blks.push_back(x / block_bytes);
-        }
-    const auto count = [](auto& v) {
-        std::sort(v.begin(), v.end());
-        return std::uint64_t(std::unique(v.begin(), v.end()) - v.begin());
-    };
-    return {count(secs), count(blks)};
+    lane_accesses acc;
+    for (auto a : addrs) acc.emplace_back(a, std::uint32_t(bytes));
+    return {distinct_units(acc, sector_bytes), distinct_units(acc, block_bytes)};
 }
 
 // tile_fw on a tile of side >= 64 at (origin, origin) of an np-wide matrix:
@@ -254,16 +213,16 @@ void tile_fw_registers(tally& t, const machine& m, std::uint64_t tile, std::uint
             std::vector<std::uint64_t> row, col;
             for (std::uint64_t l = 0; l < b; ++l) {
                 const std::uint64_t tid = w * b + l;
-                row.push_back(ty(tid) == k / 4 ? tx(tid) : off);
-                col.push_back(tx(tid) == k / 4 ? 2 * V + ty(tid) : off);
+                row.push_back(ty(tid) == k / 4 ? tx(tid) : vector_off);
+                col.push_back(tx(tid) == k / 4 ? 2 * V + ty(tid) : vector_off);
             }
             for (auto* lanes : {&row, &col}) {
-                if (std::all_of(lanes->begin(), lanes->end(), [](std::uint64_t v) { return v == off; })) {
+                if (std::all_of(lanes->begin(), lanes->end(), [](std::uint64_t v) { return v == vector_off; })) {
                     c.null_access(counter::shared_store_instructions);
                     st += 1;
                     continue;
                 }
-                const bank_cost cost = vector_cost(*lanes, b);
+                const bank_cost cost = shared_vector_cost(*lanes, m);
                 c.sstore(cost);
                 st += cost.wf;
             }
@@ -274,7 +233,7 @@ void tile_fw_registers(tally& t, const machine& m, std::uint64_t tile, std::uint
             a.push_back(2 * V + ty(w * b + l));
             bv.push_back(tx(w * b + l));
         }
-        const bank_cost ca = vector_cost(a, b), cb = vector_cost(bv, b);
+        const bank_cost ca = shared_vector_cost(a, m), cb = shared_vector_cost(bv, m);
         c.sload(ca, tile);
         c.sload(cb, tile);
         c.compute(16 * tile);
@@ -295,7 +254,7 @@ void tile_fw(tally& t, const machine& m, std::uint64_t tile, std::uint64_t es, s
     const std::uint64_t tile_threads = 256;
     const std::uint64_t b = m.b, warps = tile_threads / b, E = tile * tile / tile_threads;
     const std::uint64_t rows = std::max<std::uint64_t>(1, b / tile), seg = std::min(b, tile) * es;
-    const std::uint64_t sec = rows * units(0, seg, sector), blk = rows * units(0, seg, m.block_bytes());
+    const std::uint64_t sec = rows * units(0, seg, sector_bytes), blk = rows * units(0, seg, m.block_bytes());
     tally w;  // one warp
     w.gload(sec, blk, E);
     w.sstore({1, 1}, E);
@@ -316,9 +275,9 @@ void strips(tally& t, const machine& m, std::uint64_t tile, std::uint64_t sub, s
     const std::uint64_t b = m.b, threads = tile * sub, warps = (threads + b - 1) / b, per = tile / sub;
     const std::uint64_t chunks = tile / sub;
     const std::uint64_t rows = std::max<std::uint64_t>(1, b / tile), seg = std::min(b, tile) * 4;
-    const std::uint64_t csec = rows * units(0, seg, sector), cblk = rows * units(0, seg, m.block_bytes());
+    const std::uint64_t csec = rows * units(0, seg, sector_bytes), cblk = rows * units(0, seg, m.block_bytes());
     const std::uint64_t arows = std::max<std::uint64_t>(1, b / sub), aseg = std::min(b, sub) * 4;
-    const std::uint64_t asec = arows * units(0, aseg, sector), ablk = arows * units(0, aseg, m.block_bytes());
+    const std::uint64_t asec = arows * units(0, aseg, sector_bytes), ablk = arows * units(0, aseg, m.block_bytes());
     tally w;
     w.gload(csec, cblk, per);
     w.gload(asec, ablk, chunks);
@@ -332,7 +291,7 @@ void strips(tally& t, const machine& m, std::uint64_t tile, std::uint64_t sub, s
     if (kv == 4) {
         std::vector<std::uint64_t> vecs;
         for (std::uint64_t l = 0; l < b; ++l) vecs.push_back(l / tile * sub / 4);
-        a_cost = vector_cost(vecs, b);
+        a_cost = shared_vector_cost(vecs, m);
     } else {
         std::vector<std::uint64_t> words;
         for (std::uint64_t l = 0; l < b; ++l)
@@ -370,20 +329,15 @@ struct region_geometry {
 };
 
 // Sectors and b-word blocks of one global warp-instruction on 16-byte
-// vectors (row, vector) of a matrix whose rows start on a block; `residue`
-// is the vector offset of vector 0 within its block.
+// vectors (row, vector) of a matrix whose rows start on a block (placed here
+// a large multiple of a block apart); `residue` is the vector offset of
+// vector 0 within its block.
 std::pair<std::uint64_t, std::uint64_t> vector_units(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& rv,
-                                                     std::uint64_t residue, std::uint64_t vpb) {
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> secs, blks;
-    for (auto [r, v] : rv) {
-        secs.emplace_back(r, (residue + v) / 2);
-        blks.emplace_back(r, (residue + v) / vpb);
-    }
-    const auto count = [](auto& x) {
-        std::sort(x.begin(), x.end());
-        return std::uint64_t(std::unique(x.begin(), x.end()) - x.begin());
-    };
-    return {count(secs), count(blks)};
+                                                     std::uint64_t residue, std::uint64_t block_bytes) {
+    const std::uint64_t row_bytes = block_bytes << 24;
+    lane_accesses acc;
+    for (auto [r, v] : rv) acc.emplace_back(r * row_bytes + (residue + v) * 16, 16);
+    return {distinct_units(acc, sector_bytes), distinct_units(acc, block_bytes)};
 }
 
 // A lookahead launch (region_ahead): job 0 is step K's other tiles, jobs 1
@@ -419,7 +373,7 @@ std::uint64_t closure(tally& blk, const machine& m, std::uint64_t F) {
                 const std::uint64_t tid = w * b + l;
                 vecs.push_back(f < F ? 2 * RV + G.ty(tid) + 16 * f : G.tx(tid) + 16 * (f - F));
             }
-            const bank_cost c = vector_cost(vecs, b);
+            const bank_cost c = shared_vector_cost(vecs, m);
             blk.sload(c, side);
             st += c.wf * side;
         }
@@ -433,7 +387,7 @@ std::uint64_t closure(tally& blk, const machine& m, std::uint64_t F) {
                 for (std::uint64_t l = 0; l < b; ++l) {
                     const std::uint64_t tid = w * b + l;
                     const bool row = x < F, mine = row ? G.ty(tid) == q : G.tx(tid) == q;
-                    vecs.push_back(!mine ? off : row ? G.tx(tid) + 16 * x : 2 * RV + G.ty(tid) + 16 * (x - F));
+                    vecs.push_back(!mine ? vector_off : row ? G.tx(tid) + 16 * x : 2 * RV + G.ty(tid) + 16 * (x - F));
                     any |= mine;
                 }
                 if (!any) {
@@ -441,7 +395,7 @@ std::uint64_t closure(tally& blk, const machine& m, std::uint64_t F) {
                     st += 1;
                     continue;
                 }
-                const bank_cost c = vector_cost(vecs, b);
+                const bank_cost c = shared_vector_cost(vecs, m);
                 blk.sstore(c);
                 st += c.wf;
             }
@@ -472,7 +426,7 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                     vecs.push_back(f < F ? u * G.a_pitch / 4 + G.ty(tid) + 16 * f
                                          : b0v + u * G.b_pitch / 4 + G.tx(tid) + 16 * (f - F));
                 }
-                k_wf[w * 16 + u] += vector_cost(vecs, b);
+                k_wf[w * 16 + u] += shared_vector_cost(vecs, m);
             }
     // Staging stores per warp and chunk (independent of masks and alignment).
     std::vector<bank_cost> a_store(warps), b_store(warps);
@@ -495,7 +449,7 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                 const std::uint64_t e = e0 + l, vl = e % gv, rest = e / gv, k = rest % kc, vc = rest / kc * gv + vl;
                 vecs.push_back(b0v + k * G.b_pitch / 4 + vc);
             }
-            b_store[w] += vector_cost(vecs, b);
+            b_store[w] += shared_vector_cost(vecs, m);
             b_store_n[w] += 1;
         }
     }
@@ -520,7 +474,7 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
             if (rv.empty()) {
                 blk.null_access(counter::global_load_instructions);
             } else {
-                const auto [sec, bl] = vector_units(rv, res, vpb);
+                const auto [sec, bl] = vector_units(rv, res, m.block_bytes());
                 blk.gload(sec, bl);
             }
             bc.steps += 1;
@@ -640,7 +594,7 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                                         st += 2;
                                         continue;
                                     }
-                                    const auto [sec, bl] = vector_units(rv, c_res, vpb);
+                                    const auto [sec, bl] = vector_units(rv, c_res, m.block_bytes());
                                     blk.gload(sec, bl);
                                     blk.gstore(sec, bl);
                                     st += 2;
@@ -883,8 +837,7 @@ analysis tile_sizes(const device& dev, std::uint64_t n, unsigned width, std::vec
     a.columns = {"t", "N_b bytes", "N_c ops", "N_b/N_c", "device B/C", "bound"};
     std::uint64_t smallest = 0;
     for (auto t : tiles) {
-        const double np = double(pad(n, t)), nb = d * (4 * np * np * np / double(t) - 2 * np * np),
-                     nc = 2 * np * (np * np - 2 * double(t) + 1), r = nb / nc;
+        const double nb = floyd_warshall_bytes(n, t, d), nc = floyd_warshall_operations(n, t), r = nb / nc;
         const bool arithmetic = r < ratio;
         if (arithmetic && smallest == 0) smallest = t;
         a.rows.push_back({std::to_string(t), num(nb), num(nc), num(r), num(ratio), arithmetic ? "arithmetic" : "memory"});

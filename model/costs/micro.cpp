@@ -33,7 +33,6 @@ namespace agpu::model {
 namespace {
 
 constexpr std::uint64_t block_threads = 256;  // micro_policy::block_threads
-constexpr std::uint64_t sector = 32;
 constexpr std::uint64_t value_bytes = 4;  // every micro-kernel moves 4-byte values
 
 // Units of `unit` bytes touched by `lanes` 4-byte accesses `stride` bytes
@@ -54,18 +53,9 @@ struct atomic_cost {
 };
 
 atomic_cost global_atomic_cost(const std::vector<std::uint64_t>& bytes, std::uint64_t block_bytes) {
-    std::map<std::uint64_t, std::uint64_t> lanes_at;  // address -> lanes
-    for (auto a : bytes) ++lanes_at[a];
-    std::map<std::uint64_t, std::uint64_t> per_sector;
-    std::map<std::uint64_t, bool> blocks;
-    for (auto [a, k] : lanes_at) {
-        per_sector[a / sector] = std::max(per_sector[a / sector], k);
-        blocks[a / block_bytes] = true;
-    }
-    atomic_cost c;
-    for (auto [s, k] : per_sector) c.sectors += k;
-    c.blocks = blocks.size();
-    return c;
+    lane_accesses acc;
+    for (auto a : bytes) acc.emplace_back(a, std::uint32_t(value_bytes));
+    return {atomic_sectors(acc), distinct_units(acc, block_bytes)};
 }
 
 // One launch, counted as the simulator counts it: each warp-instruction adds
@@ -111,7 +101,7 @@ public:
 
     // A global load or store of `lanes` 4-byte values `stride` bytes apart from byte `start`.
     void global(op o, std::uint64_t lanes, std::uint64_t start, std::uint64_t stride = value_bytes) {
-        const auto sectors = lane_units(lanes, start, stride, sector);
+        const auto sectors = lane_units(lanes, start, stride, sector_bytes);
         const auto blocks = lane_units(lanes, start, stride, m_.block_bytes());
         add_global(c_, o == op::load, 1, sectors, blocks);
         c_[counter::io_blocks] += blocks;

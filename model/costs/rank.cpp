@@ -50,7 +50,6 @@
 #include <cmath>
 #include <map>
 #include <queue>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -116,7 +115,6 @@ interleaved_shape interleaved_of(std::uint64_t n) {
 
 // ---- the simulator's costing rules, applied to known lane addresses ----
 
-using lane_accesses = std::vector<std::pair<std::uint64_t, std::uint32_t>>;  // (byte address, bytes) per lane
 enum class access { load, store, atomic };
 
 // The counters and steps of a set of warp-instructions.
@@ -135,7 +133,7 @@ public:
 
     void global(access a, const lane_accesses& acc) {
         if (acc.empty()) return;
-        const std::uint64_t sectors = distinct(acc, sector_bytes), blocks = distinct(acc, m_m->block_bytes());
+        const std::uint64_t sectors = distinct_units(acc, sector_bytes), blocks = distinct_units(acc, m_m->block_bytes());
         instruction(1, acc.size());
         m_c[counter::io_blocks] += blocks;
         if (a == access::atomic) {
@@ -154,24 +152,13 @@ public:
     }
     void shared(access a, const lane_accesses& acc) {
         if (acc.empty()) return;
-        const std::uint64_t wb = m_m->word_bytes();
-        std::set<std::uint64_t> words;
-        for (auto [addr, n] : acc)
-            for (std::uint64_t w = addr / wb; w <= (addr + n - 1) / wb; ++w) words.insert(w);
-        std::vector<std::uint64_t> bank(m_m->b, 0);
-        std::uint64_t wavefronts = 0;
-        for (auto w : words) wavefronts = std::max(wavefronts, ++bank[w % m_m->b]);
-        // Conflicts: the wavefronts beyond the fewest the distinct words need.
-        const std::uint64_t conflicts = wavefronts - std::max<std::uint64_t>(1, (words.size() + m_m->b - 1) / m_m->b);
+        std::vector<std::uint32_t> lanes(acc.size());
+        for (std::size_t l = 0; l < acc.size(); ++l) lanes[l] = std::uint32_t(l);
+        const bank_cost cost = access_coster(*m_m).shared(acc, lanes);
         m_c[counter::warp_instructions] += 1;
         m_c[counter::lane_accesses] += acc.size();
-        m_c[counter::shared_wavefronts] += wavefronts;
-        m_c[counter::bank_conflicts] += conflicts;
-        const bool ld = a == access::load;
-        m_c[ld ? counter::shared_load_instructions : counter::shared_store_instructions] += 1;
-        m_c[ld ? counter::shared_load_wavefronts : counter::shared_store_wavefronts] += wavefronts;
-        m_c[ld ? counter::shared_load_bank_conflicts : counter::shared_store_bank_conflicts] += conflicts;
-        m_steps += wavefronts;
+        add_shared(m_c, a == access::load ? shared_op::load : shared_op::store, 1, cost);
+        m_steps += cost.wf;
     }
     void shared(access a, std::uint64_t first, std::uint64_t lanes, std::uint64_t bytes, std::uint64_t stride) {
         lane_accesses acc;
@@ -202,12 +189,6 @@ private:
         m_c[counter::warp_instructions] += k;
         m_c[counter::lane_accesses] += lanes;
         m_steps += k;
-    }
-    static std::uint64_t distinct(const lane_accesses& acc, std::uint64_t unit) {
-        std::set<std::uint64_t> u;
-        for (auto [a, n] : acc)
-            for (std::uint64_t x = a / unit; x <= (a + n - 1) / unit; ++x) u.insert(x);
-        return u.size();
     }
     const machine* m_m;
     counts m_c;

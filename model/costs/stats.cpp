@@ -20,7 +20,6 @@
 namespace agpu::model {
 namespace {
 
-constexpr std::uint64_t sector = 32;
 constexpr std::uint64_t pairwise_block = 256;  // pairwise_policy::block_threads
 constexpr std::uint64_t fused_block = 256;     // fused_policy::block_threads
 constexpr std::uint64_t fused_per_mp = 4;      // fused_policy::blocks_per_mp
@@ -34,7 +33,7 @@ std::uint64_t value_bytes(const param_values& p) { return p.text("type") == "dou
 
 // Units of `unit` bytes touched by [first, end) (a contiguous access).
 std::uint64_t span_units(std::uint64_t first, std::uint64_t end, std::uint64_t unit) {
-    return end <= first ? 0 : (end - 1) / unit - first / unit + 1;
+    return end <= first ? 0 : units(first, end - first, unit);
 }
 
 // log2 b rounds of a shuffle reduction (off = b/2, b/4, ..., 1).
@@ -51,7 +50,7 @@ struct tally {
 
     // `times` alike instructions whose lanes touch the bytes [first, end), no gap wider than a sector.
     std::uint64_t global(bool load, std::uint64_t lanes, std::uint64_t first, std::uint64_t end, std::uint64_t times = 1) {
-        const std::uint64_t sectors = times * span_units(first, end, sector);
+        const std::uint64_t sectors = times * span_units(first, end, sector_bytes);
         const std::uint64_t blocks = times * span_units(first, end, m.block_bytes());
         add_global(c, load, times, sectors, blocks);
         c[counter::io_blocks] += blocks;
@@ -63,9 +62,7 @@ struct tally {
     std::uint64_t shared(bool load, std::uint64_t lanes, std::uint64_t first_double) {
         const std::uint64_t words = span_units(first_double * 8, (first_double + lanes) * 8, m.word_bytes());
         const std::uint64_t wf = (words + m.b - 1) / m.b;  // consecutive words: the fewest possible, no conflict
-        c[load ? counter::shared_load_instructions : counter::shared_store_instructions] += 1;
-        c[load ? counter::shared_load_wavefronts : counter::shared_store_wavefronts] += wf;
-        c[counter::shared_wavefronts] += wf;
+        add_shared(c, load ? shared_op::load : shared_op::store, 1, {wf, wf});
         c[counter::lane_accesses] += lanes;
         c[counter::warp_instructions] += 1;
         return wf;

@@ -629,7 +629,7 @@ document build_report(const report_options& opt) {
             if (!m || !p) continue;
             const double words = 1;  // the default sorts u32 keys only: one word per element
             sort_rows.push_back({n, m->first, m->second, p->first, p->second,
-                                 sort_io_lower_bound(double(n) * words, fit_dev.agpu.b, double(fit_dev.agpu.M))});
+                                 model::sort_io_lower_bound(double(n) * words, fit_dev.agpu.b, double(fit_dev.agpu.M))});
         }
         if (!sort_rows.empty()) doc.sections.push_back(sort_question(fit_dev, sort_rows));
         say("the source papers' questions (" + fmt(t.seconds()) + " s)");

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "agpu/errors.hpp"
+#include "agpu/model/costing.hpp"
 
 namespace agpu::reports {
 
@@ -497,16 +498,20 @@ section pairwise_question(const std::string& device, const std::vector<pairwise_
     return s;
 }
 
-double fw_bytes_per_op(double n, double t, double d) {
-    // N_b = d (4 n^3 / t - 2 n^2) bytes moved, N_c = 2 n (n^2 - 2 t + 1) operations (DESIGN.md section 6).
-    return d * (4 * n * n * n / t - 2 * n * n) / (2 * n * (n * n - 2 * t + 1));
+namespace {
+
+// Floyd-Warshall's bytes per operation N_b/N_c at tile side t (model/costing.hpp: n padded to t).
+double fw_bytes_per_op(std::uint64_t n, int t, int d) {
+    return model::floyd_warshall_bytes(n, std::uint64_t(t), d) / model::floyd_warshall_operations(n, std::uint64_t(t));
 }
+
+}  // namespace
 
 section tile_question(const std::vector<model::device>& devices, std::uint64_t n, const std::vector<int>& tiles,
                       int element_bytes) {
     section s{"q-tile", "Which tile size each device needs for Floyd-Warshall", {}};
     AGPU_CHECK(!tiles.empty(), "tile_question: no tiles");
-    const double nd = double(n), d = element_bytes;
+    const double d = element_bytes;
     s.add("Blocked Floyd-Warshall with t x t tiles held on chip moves N_b = d (4n^3/t - 2n^2) bytes and does N_c = "
           "2n(n^2 - 2t + 1) operations (one add and one min per update), so N_b/N_c is about 2d/t bytes per "
           "operation. The run is bound by arithmetic rather than memory when N_b/N_c is below the device's bytes of "
@@ -525,7 +530,7 @@ section tile_question(const std::vector<model::device>& devices, std::uint64_t n
                 "horizontal rule is a device's bandwidth per operation. A device needs the smallest t whose point "
                 "lies below its rule.";
     for (int t : tiles)
-        c.rows.push_back({{"kind", "tile"}, {"t", t}, {"bytes_per_op", fw_bytes_per_op(nd, t, d)}});
+        c.rows.push_back({{"kind", "tile"}, {"t", t}, {"bytes_per_op", fw_bytes_per_op(n, t, element_bytes)}});
     std::vector<std::string> answers;
     for (const auto& dev : devices) {
         const double ratio = bytes_per_op(dev);
@@ -533,7 +538,7 @@ section tile_question(const std::vector<model::device>& devices, std::uint64_t n
         std::optional<int> smallest;
         int fits = 0;
         for (int t : tiles) {
-            const double x = fw_bytes_per_op(nd, t, d);
+            const double x = fw_bytes_per_op(n, t, element_bytes);
             row.push_back(fmt(x) + (x < ratio ? " (compute)" : " (memory)"));
             if (!smallest && x < ratio) smallest = t;
             if (3.0 * t * t * d <= double(dev.hw.smem_per_block_bytes)) fits = t;
@@ -565,13 +570,6 @@ section tile_question(const std::vector<model::device>& devices, std::uint64_t n
     c.spec = {{"width", 560}, {"height", 360}, {"layer", json::array({line, rules})}};
     s.add(std::move(c));
     return s;
-}
-
-double sort_io_lower_bound(double n_words, double b, double M) {
-    const double blocks = n_words / b;
-    const double fan = M / b;
-    if (blocks <= 1 || fan <= 1) return blocks;
-    return blocks * std::max(1.0, std::log(blocks) / std::log(fan));
 }
 
 section sort_question(const model::device& d, const std::vector<sort_io_row>& rows) {

@@ -40,12 +40,6 @@ TEST(Sections, DevicesTableHasEveryPreset) {
     EXPECT_NEAR(bytes_per_op(h100), h100.hw.mem_bandwidth_gbs * 1e9 / (132.0 * 128 * h100.hw.sm_clock_mhz * 1e6), 1e-12);
 }
 
-TEST(Sections, FloydWarshallBytesPerOperation) {
-    // N_b / N_c tends to 2d/t for large n.
-    EXPECT_NEAR(fw_bytes_per_op(1 << 20, 32, 4), 8.0 / 32, 1e-5);
-    EXPECT_DOUBLE_EQ(fw_bytes_per_op(64, 16, 4), 4 * (4.0 * 64 * 64 * 64 / 16 - 2.0 * 64 * 64) / (2.0 * 64 * (64 * 64 - 32 + 1)));
-}
-
 model::device fake_device(const std::string& id, double bandwidth_gbs, std::uint64_t smem_per_block) {
     model::device d = model::resolve_device("h100");
     d.id = id;
@@ -70,10 +64,8 @@ TEST(Sections, TileQuestionPicksTheSmallestComputeBoundTile) {
     EXPECT_EQ(s.charts().at(0)->rows.size(), 4u + 2u);
 }
 
-TEST(Sections, SortLowerBound) {
-    // n/b = 2^20 blocks, M/b = 2^10: log_{M/b}(n/b) = 2.
-    EXPECT_DOUBLE_EQ(sort_io_lower_bound(double(1 << 25), 32, 32 * 1024), double(1 << 20) * 2);
-    EXPECT_DOUBLE_EQ(sort_io_lower_bound(16, 32, 1024), 0.5);  // less than a block
+TEST(Sections, SortQuestion) {
+    // The bound itself: model/tests/costing_test.cpp.
     const auto s = sort_question(model::resolve_device("h100"), {{1024, 100, 100, 200, 200, 50}, {4096, 500, 600, 1500, 1800, 250}});
     EXPECT_EQ(only_table(s).rows.size(), 2u);
     EXPECT_EQ(only_table(s).rows[0][1], "100");

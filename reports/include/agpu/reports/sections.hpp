@@ -105,10 +105,10 @@ struct pairwise_row {
 // Why stats/pairwise is not O(log N): each round moves the whole array.
 section pairwise_question(const std::string& device, const std::vector<pairwise_row>& rows);
 
-// Floyd-Warshall's tile size per device: N_b / N_c (bytes per operation) at
-// each t against the device's bandwidth / compute ratio; the smallest t with
-// N_b / N_c below it, and whether three t x t tiles fit in a block's shared memory.
-double fw_bytes_per_op(double n, double t, double d);
+// Floyd-Warshall's tile size per device: N_b / N_c (bytes per operation,
+// model::floyd_warshall_bytes and _operations) at each t against the device's
+// bandwidth / compute ratio; the smallest t with N_b / N_c below it, and
+// whether three t x t tiles fit in a block's shared memory.
 section tile_question(const std::vector<model::device>& devices, std::uint64_t n, const std::vector<int>& tiles,
                       int element_bytes);
 
@@ -119,8 +119,8 @@ struct sort_io_row {
     std::uint64_t n = 0;
     double multiway_low = 0, multiway_high = 0, pairwise_low = 0, pairwise_high = 0, lower_bound = 0;
 };
-// The multiway sort's I/O against the pairwise sort's and Omega((n/b) log_{M/b}(n/b)).
-double sort_io_lower_bound(double n_words, double b, double M);
+// The multiway sort's I/O against the pairwise sort's and Omega((n/b)
+// log_{M/b}(n/b)) (model::sort_io_lower_bound).
 section sort_question(const model::device& d, const std::vector<sort_io_row>& rows);
 
 // ---------------------------------------------------------------- sampled simulation against exact
