@@ -710,7 +710,7 @@ auto merge_kernel(std::uint64_t items, unsigned d) {
 // lies: the run's element j·len/per_run, the run at [lo, lo + len); per_run is
 // a power of two (sort_plan's merge_pass::per_run), so the division is a
 // shift. select_pivots, split_search and the sampled mode's host copy of them
-// (sort_sampled.hpp) all take the samples here. (A 64-bit division by a
+// (sim/estimators/sort_sampled.hpp) all take the samples here. (A 64-bit division by a
 // run-time value is a routine of about 70 instructions on the GPU: with
 // select_pivots' 15 probes in each of d - 1 runs it was most of the kernel's
 // work; validate/data/h100/bench/sort-session16.)

@@ -95,7 +95,7 @@ struct sorted_spans {
 };
 
 // The launches of a merge sort, shared by merge_sort and the simulator's
-// sampled driver (sort_sampled.hpp).
+// sampled driver (sim/estimators/sort_sampled.hpp).
 inline merge_shape pass_shape(std::uint64_t n, const plan_ns::merge_pass& ps, const plan_ns::sort_shape& shape) {
     return {n, ps.run_len, static_cast<unsigned>(ps.d), static_cast<unsigned>(shape.chunk),
             static_cast<unsigned>(ps.parts)};

@@ -28,7 +28,7 @@ struct algorithm {
     std::function<std::uint64_t(std::uint64_t n, const model::param_values& p)> device_bytes = {};
     // Optional: the lane accesses a sampled run records, estimated, where the
     // algorithm's sampled run is not a share of its exact one (the sorts'
-    // synthesized inputs: kernels/sort/sort_sampled.hpp); 0 where it is.
+    // synthesized inputs: sim/estimators/sort_sampled.hpp); 0 where it is.
     std::function<double(const model::machine&, std::uint64_t n, const model::param_values& p)> sampled_lanes = {};
 };
 

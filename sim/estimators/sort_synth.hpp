@@ -33,7 +33,11 @@
 #include "common/site_rng.hpp"
 #include "sort/sort_common.cuh"
 
-namespace agpu::kernels::sort {
+namespace agpu::sim::sort_estimator {
+
+// The sort's key order and the seeded generators (kernels/), which the synthesized state follows.
+using namespace ::agpu::kernels;
+using namespace ::agpu::kernels::sort;
 
 // A 32-bit key from its order value (u32: itself; float: the totalOrder bits mapped back).
 template <class K>
@@ -205,4 +209,4 @@ private:
     std::uint64_t m_n, m_len, m_seed;
 };
 
-}  // namespace agpu::kernels::sort
+}  // namespace agpu::sim::sort_estimator
