@@ -22,8 +22,7 @@
 #include <string>
 
 #include "agpu/validate/suite.hpp"
-#include "rank/interleaved.cuh"
-#include "rank/jacobson.cuh"
+#include "rank/rank_layout.hpp"
 
 namespace {
 

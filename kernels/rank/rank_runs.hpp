@@ -21,6 +21,7 @@
 #include "common/host_util.hpp"
 #include "rank/interleaved.cuh"
 #include "rank/jacobson.cuh"
+#include "rank/rank_layout.hpp"
 
 namespace agpu::kernels::rank {
 

@@ -57,7 +57,7 @@
 
 namespace agpu::model {
 
-// Declared in kernels/rank/rank_bounds.hpp (model headers are not the family's).
+// The closed forms' bounds (closed_form::bounds) of the random query loads.
 namespace rank_costs {
 count_bounds rank_query_bounds(const machine& m, const std::string& key, std::uint64_t n, const param_values& p);
 }  // namespace rank_costs
@@ -492,13 +492,19 @@ AGPU_REGISTER_CLOSED_FORM({"rank/jacobson",
                            "shuffles, 1 (S=16) or 2 (S=8) ST stores, then 2048/g LT stores and a chained prefix "
                            "(3 atomics); queries (1 launch): per warp 1 argument load, 3 random loads (rank) or "
                            "floor(log2 P) + log2(L/S) + 3 (select), 1 store",
-                           jacobson_costs});
+                           jacobson_costs, {},
+                           [](const machine& m, std::uint64_t n, const param_values& p) {
+                               return rank_costs::rank_query_bounds(m, "rank/jacobson", n, p);
+                           }});
 AGPU_REGISTER_CLOSED_FORM({"rank/interleaved",
                            "build (1 launch): per tile of 512 lines, per warp-item 2 8-byte loads over 14b bytes, "
                            "log2 b + 3 shuffles, 1 store of 16b bytes, and a chained prefix (3 atomics); queries "
                            "(1 launch): per warp 1 argument load, 2 random 16-byte loads in one line (rank) or "
                            "floor(log2 lines) + 4 (select), 1 store",
-                           interleaved_costs});
+                           interleaved_costs, {},
+                           [](const machine& m, std::uint64_t n, const param_values& p) {
+                               return rank_costs::rank_query_bounds(m, "rank/interleaved", n, p);
+                           }});
 
 }  // namespace
 

@@ -373,8 +373,7 @@ partial_counts bitonic(const machine& m, std::uint64_t n, const param_values& p)
 
 }  // namespace
 
-// Declared in kernels/sort/sort_bounds.hpp.
-count_bounds sort_bounds(const machine& m, const std::string& key, std::uint64_t n, const param_values& p);
+// The closed forms' bounds (closed_form::bounds) of a run of `key`.
 count_bounds sort_bounds(const machine& m, const std::string& key, std::uint64_t n, const param_values& p) {
     count_bounds out;
     if (key == "sort/bitonic" || n == 0) return out;
@@ -446,11 +445,17 @@ AGPU_REGISTER_CLOSED_FORM({"sort/multiway",
                            "element once in chunk-element coalesced moves: I/O about (1 + ceil(log_d(n/tile)))·"
                            "2·n·s/(4b) blocks, Theta((n/b) log_{M/b}(n/b)); exact: launches, blocks, threads, shared "
                            "words, and the global counters when P = 1",
-                           sort_costs::multiway, sort_costs::multiway_lanes});
+                           sort_costs::multiway, sort_costs::multiway_lanes,
+                           [](const machine& m, std::uint64_t n, const param_values& p) {
+                               return sort_costs::sort_bounds(m, "sort/multiway", n, p);
+                           }});
 AGPU_REGISTER_CLOSED_FORM({"sort/pairwise",
                            "sort/multiway with d = 2: ceil(log2(n/tile)) merge passes, each reading and writing every "
                            "element once: I/O about (1 + log2(n/tile))·2·n·s/(4b) blocks, Theta((n/b) log(n/b))",
-                           sort_costs::pairwise, sort_costs::pairwise_lanes});
+                           sort_costs::pairwise, sort_costs::pairwise_lanes,
+                           [](const machine& m, std::uint64_t n, const param_values& p) {
+                               return sort_costs::sort_bounds(m, "sort/pairwise", n, p);
+                           }});
 AGPU_REGISTER_CLOSED_FORM({"sort/bitonic",
                            "block_sort, then for each stage k = 2·tile..N (N = n rounded up to a power of two) "
                            "log2(k/tile) global compare-exchange launches and a tile merge: each launch reads and writes "

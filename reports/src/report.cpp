@@ -21,7 +21,6 @@
 #include "agpu/sim/model_counts.hpp"
 #include "agpu/validate/dataset.hpp"
 #include "agpu/validate/fit.hpp"
-#include "sort/sort_bounds.hpp"
 #include "agpu/utc_time.hpp"
 
 #ifndef AGPU_SOURCE_DIR
@@ -614,12 +613,14 @@ document build_report(const report_options& opt) {
         const auto& pairwise_sort = sim::find_algorithm("sort/pairwise");
         const auto mp = model::parse_params(multiway.spec, {}), pp = model::parse_params(pairwise_sort.spec, {});
         std::vector<sort_io_row> sort_rows;
-        // Blocks: the closed form's exact count, else its [low, high] (kernels/sort/sort_bounds.hpp).
+        // Blocks: the closed form's exact count, else its [low, high] (closed_form::bounds).
         auto blocks = [&](const sim::algorithm& a, const model::param_values& p, std::uint64_t n)
             -> std::optional<std::pair<double, double>> {
             const auto exact = closed_form_counts(a.spec.key, fit_dev, n, p);
             if (exact && exact->count(counter::io_blocks)) return std::pair{double(exact->at(counter::io_blocks)), double(exact->at(counter::io_blocks))};
-            const auto b = model::sort_costs::sort_bounds(fit_dev.agpu, a.spec.key, n, p);
+            const auto* cf = model::find_closed_form(a.spec.key);
+            if (!cf || !cf->bounds) return std::nullopt;
+            const auto b = cf->bounds(fit_dev.agpu, n, p);
             if (!b.low.count(counter::io_blocks) || !b.high.count(counter::io_blocks)) return std::nullopt;
             return std::pair{double(b.low.at(counter::io_blocks)), double(b.high.at(counter::io_blocks))};
         };

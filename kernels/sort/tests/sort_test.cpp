@@ -23,8 +23,7 @@
 #include "agpu/sim/algorithms.hpp"
 #include "agpu/sim/executor.hpp"
 #include "agpu/validate/suite.hpp"
-#include "common/closed_form_check.hpp"
-#include "sort/sort_bounds.hpp"
+#include "common/tests/closed_form_check.hpp"
 #include "sort/sort_runs.hpp"
 
 namespace model = agpu::model;
@@ -61,7 +60,7 @@ void expect_sorted(const std::string& dev, const std::string& algo, std::uint64_
 // The simulated counts against the closed form (exact counters) and the bounds.
 void expect_counts_match(const std::string& dev, const std::string& algo, std::uint64_t n,
                          const std::vector<std::string>& sets) {
-    agpu::kernels::testing::expect_counts_match(device(dev), dev, algo, n, sets, model::sort_costs::sort_bounds);
+    agpu::kernels::testing::expect_counts_match(device(dev), dev, algo, n, sets);
 }
 
 }  // namespace

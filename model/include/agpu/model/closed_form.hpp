@@ -32,6 +32,9 @@ struct closed_form {
     // an estimate of the lane accesses the exact simulator records, which
     // tells how long it would take (sim/model_counts.hpp). Not a count.
     std::function<double(const machine&, std::uint64_t n, const param_values&)> simulation_lanes = {};
+    // Optional, where some counters depend on the data (rank queries, split
+    // sort passes): their [low, high]; `costs` leaves them out.
+    std::function<count_bounds(const machine&, std::uint64_t n, const param_values&)> bounds = {};
 };
 
 // Every registered closed form, by key.
@@ -54,6 +57,6 @@ std::uint64_t live_warps(std::uint64_t n, std::uint64_t block, std::uint64_t b);
 
 #define AGPU_CF_CAT2(a, b) a##b
 #define AGPU_CF_CAT(a, b) AGPU_CF_CAT2(a, b)
-// AGPU_REGISTER_CLOSED_FORM({key, formula, costs[, simulation_lanes]}): registers at start-up.
+// AGPU_REGISTER_CLOSED_FORM({key, formula, costs[, simulation_lanes[, bounds]]}): registers at start-up.
 #define AGPU_REGISTER_CLOSED_FORM(...) \
     static const ::agpu::model::closed_form_registrar AGPU_CF_CAT(agpu_closed_form_, __LINE__) { __VA_ARGS__ }
