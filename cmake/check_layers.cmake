@@ -20,7 +20,8 @@
 # kernel layer; agpu/model/ and agpu/{errors,registry,build_info,utc_time}.hpp
 # model; agpu/sim/ and estimators/ sim; agpu/validate/ validate;
 # agpu/reports/ reports; <family>/... (a folder of kernels/) the families'
-# headers, a .cuh among them a kernel body.
+# headers, a .cuh among them a kernel body; a file found in a folder above the
+# including one, within its top folder, its own folder's.
 #
 #   cmake -DROOT=<repository> -P cmake/check_layers.cmake
 #
@@ -31,7 +32,8 @@ if(NOT ROOT)
 endif()
 
 # The layer an include reaches, into ${out}; "" where it names nothing known.
-function(reached include including_dir out)
+# `including_dir` is the including file's folder, `top` its top folder.
+function(reached include including_dir top out)
   if(EXISTS "${including_dir}/${include}")
     set(${out} local PARENT_SCOPE)
   elseif(include MATCHES "^agpu/kl/")
@@ -52,7 +54,17 @@ function(reached include including_dir out)
       set(${out} family PARENT_SCOPE)
     endif()
   else()
+    # A file of the including file's own folder, from a folder above it (a
+    # library's private src/ on its include path).
     set(${out} "" PARENT_SCOPE)
+    set(dir "${including_dir}")
+    while(dir MATCHES "^${ROOT}/${top}(/|$)")
+      if(EXISTS "${dir}/${include}")
+        set(${out} local PARENT_SCOPE)
+        break()
+      endif()
+      get_filename_component(dir "${dir}" DIRECTORY)
+    endwhile()
   endif()
 endfunction()
 
@@ -104,13 +116,14 @@ foreach(rel IN LISTS sources)
   endif()
   math(EXPR checked "${checked} + 1")
   get_filename_component(dir "${ROOT}/${rel}" DIRECTORY)
+  string(REGEX MATCH "^[^/]+" top "${rel}")
   file(STRINGS "${ROOT}/${rel}" lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
   foreach(line IN LISTS lines)
     if(NOT line MATCHES "#[ \t]*include[ \t]*\"([^\"]+)\"")
       continue()
     endif()
     set(include "${CMAKE_MATCH_1}")
-    reached("${include}" "${dir}" layer)
+    reached("${include}" "${dir}" "${top}" layer)
     if(layer STREQUAL "local")
       continue()
     endif()

@@ -39,6 +39,7 @@ endif()
 set(cases
   "kernels/demo/bad.cuh|agpu/sim/executor.hpp"
   "kernels/demo/more.cuh|agpu/errors.hpp"
+  "kernels/demo/runs.cuh|demo/demo_runs.hpp"
   "kernels/demo/bad.sim.cpp|agpu/validate/suite.hpp"
   "kernels/demo/bad.suite.cpp|agpu/sim/executor.hpp"
   "kernels/demo/bad_runs.hpp|agpu/sim/executor.hpp"
