@@ -186,8 +186,11 @@ AGPU_DEVICE void close_region(V (&c)[4 * F][F], const S& sv, unsigned tid) {
 // sync: a lookahead launch's flags and counters (region_ahead), empty otherwise.
 // Pipe (int32, L.kc = 16): the staging is double-buffered (below).
 template <class Relax, unsigned F, bool CFirst, bool Pipe>
+// (clang-format 14 reads AGPU_BOUNDS(...) as a call)
+// clang-format off
 AGPU_KERNEL AGPU_BOUNDS(256, region_policy<F>::min_blocks) void minplus_regions(
     kl::gspan<word4<typename Relax::word>> m, std::uint32_t pitch, region_launch L, kl::gspan<std::uint32_t> sync) {
+// clang-format on
     using W = typename Relax::word;
     using V = word4<W>;
     using P = region_policy<F>;

@@ -58,8 +58,11 @@ struct alignas(4 * sizeof(T)) quad {
 // column are `origin`. T is int32 or int16; arithmetic in int32 is exact for
 // both (values stay within [-inf, inf], sums within 2·inf).
 template <class T, unsigned Tile>
+// (clang-format 14 reads AGPU_BOUNDS(...) as a call)
+// clang-format off
 AGPU_KERNEL AGPU_BOUNDS(tile_fw_policy::threads(Tile), 1) void tile_fw(kl::gspan<T> d, std::uint64_t pitch,
                                                                         std::uint32_t origin) {
+// clang-format on
     constexpr unsigned threads = tile_fw_policy::threads(Tile);
     const auto s = kl::dynamic_shared<std::int32_t>();
     const unsigned tid = kl::thread_rank();

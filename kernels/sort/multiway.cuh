@@ -91,9 +91,12 @@ namespace agpu::kernels::sort {
 // the kernel takes it as a constant (merge_kernel: 4 with bitonic moves), 0
 // where it reads s.d; with R > 0 the chunk is R times the warp, a constant too.
 template <class K, class V, bool Pairs, unsigned R = 0, unsigned D = 0>
+// (clang-format 14 reads AGPU_BOUNDS(...) as a call)
+// clang-format off
 AGPU_KERNEL AGPU_BOUNDS(256, sizeof(K) == 4 && !Pairs && R == 0 ? 3 : 1) void multiway_merge(
     kl::gspan<const K> in_keys, kl::gspan<const V> in_vals, kl::gspan<K> out_keys, kl::gspan<V> out_vals,
     kl::gspan<const std::uint64_t> splits, merge_shape s) {
+// clang-format on
     const unsigned t = kl::thread_rank(), threads = kl::block_dim().x;
     const unsigned d = D > 0 ? D : s.d;
     const heap_view<K, V, Pairs> h(heap_layout<K, V, Pairs>{d, R > 0 ? R * sort_policy::bitonic_lanes : s.chunk, R > 0});

@@ -90,9 +90,12 @@ class gspan : public detail::span_base<T> {
 public:
     using detail::span_base<T>::span_base;
     // gspan<T> converts to gspan<const T>.
+    // (clang-format 14 misplaces a requires clause)
+    // clang-format off
     template <class U>
         requires std::is_same_v<const U, T>
     AGPU_HOST_DEVICE gspan(const gspan<U>& o) : detail::span_base<T>(o.data(), o.size()) {}
+    // clang-format on
     AGPU_HOST_DEVICE gspan subspan(std::size_t offset, std::size_t count) const { return {this->m_data + offset, count}; }
 };
 

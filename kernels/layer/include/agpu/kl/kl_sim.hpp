@@ -90,12 +90,15 @@ public:
         hook::access(Space, hook::kind::load, m_data + i, sizeof(T), i, m_size, l);
         return m_data[i];
     }
+    // (clang-format 14 misplaces a requires clause)
+    // clang-format off
     void store(std::size_t i, const value_type& v, loc l = loc::current()) const
         requires(!std::is_const_v<T>)
     {
         hook::access(Space, hook::kind::store, m_data + i, sizeof(T), i, m_size, l);
         m_data[i] = v;
     }
+    // clang-format on
     // Predicated accesses: the lanes where `on` is false take part in the
     // warp-instruction without touching memory (SIMT predication), so the
     // instructions of an unrolled loop stay one per iteration whichever lanes
@@ -105,6 +108,8 @@ public:
         hook::skip(Space, hook::kind::load, l);
         return otherwise;
     }
+    // (clang-format 14 misplaces a requires clause)
+    // clang-format off
     void store_if(bool on, std::size_t i, const value_type& v, loc l = loc::current()) const
         requires(!std::is_const_v<T>)
     {
@@ -113,14 +118,18 @@ public:
         else
             hook::skip(Space, hook::kind::store, l);
     }
+    // clang-format on
     // Volatile accesses: on the GPU they bypass the L1 and are never merged or
     // hoisted (flags polled across blocks); here a load and a store like any other.
     value_type load_volatile(std::size_t i, loc l = loc::current()) const { return load(i, l); }
+    // (clang-format 14 misplaces a requires clause)
+    // clang-format off
     void store_volatile(std::size_t i, const value_type& v, loc l = loc::current()) const
         requires(!std::is_const_v<T>)
     {
         store(i, v, l);
     }
+    // clang-format on
     value_type atomic_add(std::size_t i, value_type v, loc l = loc::current()) const { return atomic(i, hook::atomic_op::add, v, {}, l); }
     value_type atomic_min(std::size_t i, value_type v, loc l = loc::current()) const { return atomic(i, hook::atomic_op::min, v, {}, l); }
     value_type atomic_max(std::size_t i, value_type v, loc l = loc::current()) const { return atomic(i, hook::atomic_op::max, v, {}, l); }
@@ -130,12 +139,15 @@ public:
     }
 
 protected:
+    // (clang-format 14 misplaces a requires clause)
+    // clang-format off
     value_type atomic(std::size_t i, hook::atomic_op op, value_type v, value_type expected, loc l) const
         requires(!std::is_const_v<T>)
     {
         hook::access(Space, hook::kind::atomic, m_data + i, sizeof(T), i, m_size, l);
         return atomic_apply(m_data + i, op, v, expected);
     }
+    // clang-format on
     T* m_data = nullptr;
     std::size_t m_size = 0;
 };
@@ -150,9 +162,12 @@ class gspan : public detail::span_base<T, hook::space::global> {
 public:
     using base::base;
     // gspan<T> converts to gspan<const T>.
+    // (clang-format 14 misplaces a requires clause)
+    // clang-format off
     template <class U>
         requires std::is_same_v<const U, T>
     gspan(const gspan<U>& o) : base(o.data(), o.size()) {}
+    // clang-format on
     // Host-side use only (drivers, tests); kernels go through load/store.
     T* data() const { return this->m_data; }
     gspan subspan(std::size_t offset, std::size_t count) const { return {this->m_data + offset, count}; }
