@@ -15,7 +15,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* report_usage = "agpu report [--out DIR] [--data DIR...] [--check DIR...] [--fit FILE] [--max-sim-seconds S]";
+const char* report_usage =
+    "agpu report [--out DIR] [--data DIR...] [--check DIR...] [--fit FILE] [--max-sim-seconds S]";
 
 std::vector<fs::path> dirs(const po::variables_map& vm, const char* name) {
     std::vector<fs::path> out;
@@ -42,8 +43,8 @@ int run_report(const invocation& inv) {
         "data", po::value<std::vector<std::string>>()->multitoken()->composing(),
         "measured datasets of the fit's device (default: the fit's datasets and the device's sort counters)")(
         "check", po::value<std::vector<std::string>>()->multitoken()->composing(),
-        "other devices' datasets, predicted from the fit (default: the fit's check datasets, else every other device's)")(
-        "fit", po::value<std::string>(), "time-model fit file (default: the committed H100 fit)")(
+        "other devices' datasets, predicted from the fit (default: the fit's check datasets, else every other "
+        "device's)")("fit", po::value<std::string>(), "time-model fit file (default: the committed H100 fit)")(
         "max-sim-seconds", po::value<double>()->default_value(2),
         "simulate a run only when its exact simulation is estimated under S seconds");
     po::variables_map vm;
@@ -51,7 +52,8 @@ int run_report(const invocation& inv) {
 
     reports::report_options opt;
     opt.max_simulation_s = vm["max-sim-seconds"].as<double>();
-    if (!(opt.max_simulation_s > 0)) throw input_error("option --max-sim-seconds", "must be a positive number of seconds");
+    if (!(opt.max_simulation_s > 0))
+        throw input_error("option --max-sim-seconds", "must be a positive number of seconds");
     opt.fit = vm.count("fit") ? model::load_fit_file(vm["fit"].as<std::string>()) : model::default_fit();
     opt.repository_root = reports::default_repository_root();
     // The JavaScript and the output directory first: either fails before any work.
@@ -71,7 +73,8 @@ int run_report(const invocation& inv) {
         // may be timing-only, and the suites' seconds may come from another harness.
         opt.data = present_datasets(opt.fit.datasets, opt.repository_root);
         const fs::path sort_counters = data_root / opt.fit.device / "sort";
-        if (!opt.data.empty() && fs::is_regular_file(sort_counters / "measurements.csv")) opt.data.push_back(sort_counters);
+        if (!opt.data.empty() && fs::is_regular_file(sort_counters / "measurements.csv"))
+            opt.data.push_back(sort_counters);
         if (!opt.data.empty())
             for (const auto* suite : validate::suites()) {
                 const fs::path p = data_root / opt.fit.device / suite->name;

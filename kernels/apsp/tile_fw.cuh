@@ -42,9 +42,13 @@ namespace agpu::kernels::apsp {
 
 struct tile_fw_policy {
     static constexpr unsigned threads(unsigned tile) { return tile >= 64 ? tile * tile / 16 : 256; }
-    static constexpr std::size_t shared_bytes(unsigned tile) { return std::size_t(tile >= 64 ? 4 * tile : 2 * tile * tile) * 4; }
+    static constexpr std::size_t shared_bytes(unsigned tile) {
+        return std::size_t(tile >= 64 ? 4 * tile : 2 * tile * tile) * 4;
+    }
     // Tile >= 64: the thread's (ty, tx) in the (Tile/4)² grid, warps of 4 ty x 8 tx.
-    static AGPU_HOST_DEVICE unsigned ty(unsigned tid, unsigned tile) { return tid / 32 / (tile / 32) * 4 + tid % 32 / 8; }
+    static AGPU_HOST_DEVICE unsigned ty(unsigned tid, unsigned tile) {
+        return tid / 32 / (tile / 32) * 4 + tid % 32 / 8;
+    }
     static AGPU_HOST_DEVICE unsigned tx(unsigned tid, unsigned tile) { return tid / 32 % (tile / 32) * 8 + tid % 8; }
 };
 
@@ -62,7 +66,7 @@ template <class T, unsigned Tile>
 // clang-format off
 AGPU_KERNEL AGPU_BOUNDS(tile_fw_policy::threads(Tile), 1) void tile_fw(kl::gspan<T> d, std::uint64_t pitch,
                                                                         std::uint32_t origin) {
-// clang-format on
+    // clang-format on
     constexpr unsigned threads = tile_fw_policy::threads(Tile);
     const auto s = kl::dynamic_shared<std::int32_t>();
     const unsigned tid = kl::thread_rank();
@@ -126,7 +130,8 @@ AGPU_KERNEL AGPU_BOUNDS(tile_fw_policy::threads(Tile), 1) void tile_fw(kl::gspan
             kl::compute(per);
             kl::sync_threads();
         }
-        for (unsigned e = 0; e < per; ++e) d.store((origin + i0 + e * row_step) * pitch + origin + j, static_cast<T>(v[e]));
+        for (unsigned e = 0; e < per; ++e)
+            d.store((origin + i0 + e * row_step) * pitch + origin + j, static_cast<T>(v[e]));
     }
 }
 

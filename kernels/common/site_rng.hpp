@@ -28,8 +28,6 @@ private:
     std::uint64_t m_s;
 };
 
-inline std::uint64_t mix_seed(std::uint64_t a, std::uint64_t b) {
-    return site_rng(a ^ (b * 0xD1B54A32D192ED03ull))();
-}
+inline std::uint64_t mix_seed(std::uint64_t a, std::uint64_t b) { return site_rng(a ^ (b * 0xD1B54A32D192ED03ull))(); }
 
 }  // namespace agpu::kernels

@@ -44,12 +44,12 @@ namespace agpu::kernels::rank {
 
 struct jacobson_layout {
     std::uint64_t n = 0;
-    unsigned log_s = 0, log_l = 0;  // S = 2^log_s, L = 2^log_l
-    std::uint64_t data_chunks = 0;  // 16-byte chunks of the bit vector: ceil(n / 128)
-    std::uint64_t superblocks = 0;  // LT entries: n / L + 1
-    std::uint64_t chunks = 0;       // chunks the tables cover: superblocks * L / 128
-    std::uint64_t small_blocks = 0; // ST entries: chunks * 128 / S
-    std::uint64_t tiles = 0;        // thread blocks of the build
+    unsigned log_s = 0, log_l = 0;   // S = 2^log_s, L = 2^log_l
+    std::uint64_t data_chunks = 0;   // 16-byte chunks of the bit vector: ceil(n / 128)
+    std::uint64_t superblocks = 0;   // LT entries: n / L + 1
+    std::uint64_t chunks = 0;        // chunks the tables cover: superblocks * L / 128
+    std::uint64_t small_blocks = 0;  // ST entries: chunks * 128 / S
+    std::uint64_t tiles = 0;         // thread blocks of the build
 };
 
 inline constexpr std::uint64_t jacobson_tile_chunks = std::uint64_t(rank_policy::block_threads) * rank_policy::items;

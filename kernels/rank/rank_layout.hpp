@@ -31,8 +31,8 @@ inline jacobson_layout jacobson_layout_for(std::uint64_t n) {
     const double lg = std::max(1u, ceil_log2(n));
     jacobson_layout j;
     j.n = n;
-    j.log_s = nearest_pow2_exponent(lg / 2, 3, 4);   // S in {8, 16}: enough for lg <= 45 (n < 2^45)
-    j.log_l = nearest_pow2_exponent(lg * lg, 7, 10); // L in [128, 1024]: g = L/128 <= 8 lanes <= b
+    j.log_s = nearest_pow2_exponent(lg / 2, 3, 4);    // S in {8, 16}: enough for lg <= 45 (n < 2^45)
+    j.log_l = nearest_pow2_exponent(lg * lg, 7, 10);  // L in [128, 1024]: g = L/128 <= 8 lanes <= b
     j.data_chunks = (n + 127) / 128;
     j.superblocks = (n >> j.log_l) + 1;
     j.chunks = j.superblocks << (j.log_l - 7);

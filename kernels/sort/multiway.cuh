@@ -96,10 +96,11 @@ template <class K, class V, bool Pairs, unsigned R = 0, unsigned D = 0>
 AGPU_KERNEL AGPU_BOUNDS(256, sizeof(K) == 4 && !Pairs && R == 0 ? 3 : 1) void multiway_merge(
     kl::gspan<const K> in_keys, kl::gspan<const V> in_vals, kl::gspan<K> out_keys, kl::gspan<V> out_vals,
     kl::gspan<const std::uint64_t> splits, merge_shape s) {
-// clang-format on
+    // clang-format on
     const unsigned t = kl::thread_rank(), threads = kl::block_dim().x;
     const unsigned d = D > 0 ? D : s.d;
-    const heap_view<K, V, Pairs> h(heap_layout<K, V, Pairs>{d, R > 0 ? R * sort_policy::bitonic_lanes : s.chunk, R > 0});
+    const heap_view<K, V, Pairs> h(
+        heap_layout<K, V, Pairs>{d, R > 0 ? R * sort_policy::bitonic_lanes : s.chunk, R > 0});
     const std::uint64_t group = kl::block_idx().x / s.parts, part = kl::block_idx().x % s.parts;
     for (unsigned r = t; r < d; r += threads) {
         std::uint64_t lo = run_start(s, group, r), hi = run_start(s, group, r + 1);
@@ -133,11 +134,11 @@ AGPU_KERNEL AGPU_BOUNDS(256, sizeof(K) == 4 && !Pairs && R == 0 ? 3 : 1) void mu
     for (unsigned i = d - 1; i >= 1; --i) {
         for (unsigned c = 2 * i; c <= 2 * i + 1; ++c)
             if (h.dry.load(c) == 0) heap_descend<R>(h, in_keys, in_vals, c, held{0, 0}, hand);
-        h.dry.store_if(t == 0, i,
-                       h.count.load(2 * i) + h.count.load(2 * i + 1) == 0 && h.dry.load(2 * i) != 0 &&
-                               h.dry.load(2 * i + 1) != 0
-                           ? 1u
-                           : 0u);
+        h.dry.store_if(
+            t == 0, i,
+            h.count.load(2 * i) + h.count.load(2 * i + 1) == 0 && h.dry.load(2 * i) != 0 && h.dry.load(2 * i + 1) != 0
+                ? 1u
+                : 0u);
         kl::sync_threads();
     }
     held root[2] = {{h.count.load(2), h.head.load(2)}, {h.count.load(3), h.head.load(3)}};
@@ -148,7 +149,8 @@ AGPU_KERNEL AGPU_BOUNDS(256, sizeof(K) == 4 && !Pairs && R == 0 ? 3 : 1) void mu
             m = bitonic_merge<R, sort_policy::bitonic_lanes>(h, 1, root[0], root[1], false, x);
             root_write<R, sort_policy::bitonic_lanes>(x, m, out, out_keys);
         } else {  // through the stage
-            m = merge_move<R>(h, 1, root[0], root[1], [&](unsigned x) { return h.stage + padded(x); }, false, hand);
+            m = merge_move<R>(
+                h, 1, root[0], root[1], [&](unsigned x) { return h.stage + padded(x); }, false, hand);
             hand ^= 1u;
             kl::sync_threads();
             // Whole warps over b-aligned positions, as the leaves read (lanes

@@ -63,8 +63,8 @@ struct heap_view {
     kl::sspan<std::uint64_t> misc;      // [0]: where the block's output starts; [1..2]: a move's hand-over
 
     AGPU_DEVICE explicit heap_view(heap_layout<K, V, Pairs> l)
-        : d(l.d), chunk(l.chunk), mask(2 * l.chunk - 1), stage(l.stage_at()),
-          threads(kl::block_dim().x), lanes_log2(0), pad(!l.bitonic) {
+        : d(l.d), chunk(l.chunk), mask(2 * l.chunk - 1), stage(l.stage_at()), threads(kl::block_dim().x), lanes_log2(0),
+          pad(!l.bitonic) {
         while ((1u << lanes_log2) < threads) ++lanes_log2;
         const std::uint64_t s = l.slots();
         keys = kl::dynamic_shared<K>().subspan(l.keys_at() / sizeof(K), s);
@@ -175,8 +175,9 @@ AGPU_DEVICE void leaf_load(const heap_view<K, V, Pairs>& h, kl::gspan<const K> i
         if (lr.count == R * lanes::threads()) {  // a whole move (every move but a range's last): see full_passes
             const unsigned lane = kl::thread_rank();
             const auto keys = in_keys.subspan(lr.from - lr.lead + lane, stop - lane);
-            full_passes<R>(lr.lead, [&](unsigned q, bool on) { lr.keys[q] = keys.load_if(on, q * lanes::threads(), K{}); },
-                           [&](unsigned q) { lr.keys[q] = keys.load(q * lanes::threads()); });
+            full_passes<R>(
+                lr.lead, [&](unsigned q, bool on) { lr.keys[q] = keys.load_if(on, q * lanes::threads(), K{}); },
+                [&](unsigned q) { lr.keys[q] = keys.load(q * lanes::threads()); });
             return;
         }
     }
@@ -218,8 +219,9 @@ AGPU_DEVICE void leaf_move(const heap_view<K, V, Pairs>& h, const leaf_read<K, V
             // q·W, and the last element (lead + C − 1) is in lane lead − 1 of
             // pass R, or lane W − 1 of pass R − 1 where lead is 0.
             const unsigned lane = kl::thread_rank(), at = h.slot_base(c) + room - lr.lead + lane;
-            full_passes<R>(lr.lead, [&](unsigned q, bool on) { h.keys.store_if(on, at + q * lanes::threads(), lr.keys[q]); },
-                           [&](unsigned q) { h.keys.store(at + q * lanes::threads(), lr.keys[q]); });
+            full_passes<R>(
+                lr.lead, [&](unsigned q, bool on) { h.keys.store_if(on, at + q * lanes::threads(), lr.keys[q]); },
+                [&](unsigned q) { h.keys.store(at + q * lanes::threads(), lr.keys[q]); });
             const unsigned last_lane = (lr.lead + lanes::threads() - 1) % lanes::threads();
             // Copies, then a select (a select of the two elements compiled to a
             // select of their addresses: lr in local memory).
@@ -478,8 +480,8 @@ AGPU_DEVICE unsigned merge_move(const heap_view<K, V, Pairs>& h, unsigned c, hel
 // barrier (the next Heapify reads the state stored here). `hand` alternates
 // the moves' hand-over words across calls.
 template <unsigned R, class K, class V, bool Pairs>
-AGPU_DEVICE void heap_descend(const heap_view<K, V, Pairs>& h, kl::gspan<const K> in_keys,
-                              kl::gspan<const V> in_vals, unsigned c, held to, unsigned& hand) {
+AGPU_DEVICE void heap_descend(const heap_view<K, V, Pairs>& h, kl::gspan<const K> in_keys, kl::gspan<const V> in_vals,
+                              unsigned c, held to, unsigned& hand) {
     unsigned turns = 0, depth = 0, v = c;  // bit q of turns: the q-th choice below c was the right child
     while (v < h.d) {
         const unsigned l = 2 * v, r = l + 1;
@@ -499,8 +501,8 @@ AGPU_DEVICE void heap_descend(const heap_view<K, V, Pairs>& h, kl::gspan<const K
         }
         held rings[2] = {{h.count.load(2 * c), h.head.load(2 * c)}, {h.count.load(2 * c + 1), h.head.load(2 * c + 1)}};
         const unsigned tail = to.head + to.count;
-        const unsigned m = merge_move<R>(h, c, rings[0], rings[1], [&](unsigned x) { return h.at(c, tail, x); },
-                                      q == depth, hand);
+        const unsigned m = merge_move<R>(
+            h, c, rings[0], rings[1], [&](unsigned x) { return h.at(c, tail, x); }, q == depth, hand);
         hand ^= 1u;
         if (kl::thread_rank() == 0) h.count.store(c, to.count + m);
         if (q == depth) break;

@@ -68,7 +68,8 @@ AGPU_HOST_DEVICE pivot_span pivots_of_rank(std::uint64_t rank, std::uint64_t pre
 // count, but split_search took 0.13 ms instead of 0.10 at 2^26 with halving
 // steps (validate/data/h100/bench/sort-session15).
 template <class K, class At, class Before>
-AGPU_DEVICE std::uint64_t bisect_prefix(kl::gspan<const K> keys, std::uint64_t count, std::uint64_t most, At at, Before before) {
+AGPU_DEVICE std::uint64_t bisect_prefix(kl::gspan<const K> keys, std::uint64_t count, std::uint64_t most, At at,
+                                        Before before) {
     std::uint64_t a = 0, b = count;
     for (std::uint64_t left = most; left > 0; left /= 2) {
         const bool on = a < b;
@@ -130,7 +131,8 @@ AGPU_KERNEL void select_pivots(kl::gspan<const K> keys, kl::gspan<K> pivots, kl:
 // grid: the searches' latency chains overlap.
 template <class K>
 AGPU_KERNEL void split_search(kl::gspan<const K> keys, kl::gspan<const K> pivots, kl::gspan<const unsigned> tags,
-                              kl::gspan<std::uint64_t> splits, merge_shape s, unsigned per_run, std::uint64_t searches) {
+                              kl::gspan<std::uint64_t> splits, merge_shape s, unsigned per_run,
+                              std::uint64_t searches) {
     const std::uint64_t x = std::uint64_t(kl::block_idx().x) * kl::block_dim().x + kl::thread_rank();
     if (x >= searches) return;
     const unsigned d = s.d, r = unsigned(x % d);
@@ -152,7 +154,10 @@ AGPU_KERNEL void split_search(kl::gspan<const K> keys, kl::gspan<const K> pivots
     const std::uint64_t a = bisect_prefix(
         keys, inner && r != pr ? len : 0, s.run_len, [&](std::uint64_t i) { return lo + i; },
         [&](const K& y) { return before_in_order(y, r, pivot, pr); });
-    const std::uint64_t split = q == 0 ? lo : !inner ? lo + len : r == pr ? sample_at(lo, len, pj, log2_pow2(per_run)) : lo + a;
+    const std::uint64_t split = q == 0    ? lo
+                                : !inner  ? lo + len
+                                : r == pr ? sample_at(lo, len, pj, log2_pow2(per_run))
+                                          : lo + a;
     splits.store(x, split);
 }
 

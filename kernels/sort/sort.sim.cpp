@@ -1,7 +1,7 @@
 // The sort family in the simulator: one registration line each.
 #include "agpu/sim/algorithms.hpp"
-#include "sort/sort_runs.hpp"
 #include "estimators/sort_sampled.hpp"
+#include "sort/sort_runs.hpp"
 
 namespace agpu::kernels::sort {
 namespace {

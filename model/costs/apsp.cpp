@@ -75,7 +75,8 @@ std::pair<std::uint64_t, std::uint64_t> region_shape(const std::vector<job>& job
 // product is int32 with two or more chunks of 16 and both buffers fit.
 void product(tally& t, const machine& m, const std::vector<job>& jobs, std::uint64_t unit, std::uint64_t gv,
              std::uint64_t epw, const ahead_info* ahead = nullptr) {
-    auto [F, kc] = ahead ? std::pair<std::uint64_t, std::uint64_t>{2, chunk(2, unit, m)} : region_shape(jobs, unit, epw, m);
+    auto [F, kc] =
+        ahead ? std::pair<std::uint64_t, std::uint64_t>{2, chunk(2, unit, m)} : region_shape(jobs, unit, epw, m);
     bool pipe = epw == 1;
     for (const job& j : jobs) pipe &= j.inner >= 32;
     pipe &= 2 * region_geometry(F).shared_words(16) + (ahead ? 4 : 0) <= m.M;
@@ -161,18 +162,20 @@ partial_counts dpx(const machine& m, std::uint64_t n, const param_values& p) {
                            p.integer("lookahead"));
 }
 
-void recursive_fw(tally& t, const machine& m, std::uint64_t tr, std::uint64_t np, std::uint64_t o, std::uint64_t blocks) {
+void recursive_fw(tally& t, const machine& m, std::uint64_t tr, std::uint64_t np, std::uint64_t o,
+                  std::uint64_t blocks) {
     if (blocks == 1) {
         tile_fw(t, m, tr, 4, o, np);
         return;
     }
-    const std::uint64_t b1 = (blocks + 1) / 2, n1 = b1 * tr, n2 = (blocks - b1) * tr, gv = std::min<std::uint64_t>(16, tr / 4);
+    const std::uint64_t b1 = (blocks + 1) / 2, n1 = b1 * tr, n2 = (blocks - b1) * tr,
+                        gv = std::min<std::uint64_t>(16, tr / 4);
     recursive_fw(t, m, tr, np, o, b1);
     product(t, m, {make_job(o, n1, o + n1, n2, o, o, n1), make_job(o + n1, n2, o, n1, o, o, n1)}, tr, gv, 1);
     product(t, m, {make_job(o + n1, n2, o + n1, n2, o, o, n1)}, tr, gv, 1);
     recursive_fw(t, m, tr, np, o + n1, blocks - b1);
-    product(t, m, {make_job(o, n1, o + n1, n2, o + n1, o + n1, n2), make_job(o + n1, n2, o, n1, o + n1, o + n1, n2)}, tr,
-            gv, 1);
+    product(t, m, {make_job(o, n1, o + n1, n2, o + n1, o + n1, n2), make_job(o + n1, n2, o, n1, o + n1, o + n1, n2)},
+            tr, gv, 1);
     product(t, m, {make_job(o, n1, o, n1, o + n1, o + n1, n2)}, tr, gv, 1);
 }
 
@@ -183,29 +186,33 @@ partial_counts recursive(const machine& m, std::uint64_t n, const param_values& 
     return t.c;
 }
 
-AGPU_REGISTER_CLOSED_FORM({"apsp/naive",
-                           "n launches of one thread per element: 3 loads (d[i][j], d[i][k] one word per warp, d[k][j]) "
-                           "and 1 store per update; n^3 updates, about 4n^3/b warp-instructions",
-                           naive});
-AGPU_REGISTER_CLOSED_FORM({"apsp/blocked",
-                           "3n/t launches (n padded to t); per pivot: tile_fw (t^2 words in shared memory, t+1 barriers), "
-                           "the pivot row and column, the rest; global traffic with tiles on chip "
-                           "N_b = d(4n^3/t - 2n^2) bytes, arithmetic N_c = 2n(n^2 - 2t + 1) operations; method A: 2F "
-                           "shared vector loads per 16F^2 updates (F = 2 for products of 128 x 128 and more, else 1), "
-                           "method B: 1 + t/t2 shared loads per t/t2 updates",
-                           blocked});
-AGPU_REGISTER_CLOSED_FORM({"apsp/recursive",
-                           "5n/tr - 4 launches (n padded to tr): tile_fw on the n/tr diagonal blocks, 4 min-plus product "
-                           "launches per recursion node; n^3 updates in products of inner length n/2, n/4, ...",
-                           recursive});
-AGPU_REGISTER_CLOSED_FORM({"apsp/dpx",
-                           "blocked method A with DPX add-min: 3n/t launches; width 16 moves d = 2 bytes per distance "
-                           "(N_b = 2(4n^3/t - 2n^2)) and does two updates per instruction (half the compute notes); t = 128 "
-                           "allowed (1024-thread pivot tile); lookahead (int32, t = 128; =1 where the other tiles fill two waves, =2 "
-                           "always): n/t + 2 launches, step K's "
-                           "other tiles, T(K+1, K+1)'s closure in registers and row and column K + 1 in one launch (one "
-                           "flag poll per wait: the GPU may poll more)",
-                           dpx});
+AGPU_REGISTER_CLOSED_FORM(
+    {"apsp/naive",
+     "n launches of one thread per element: 3 loads (d[i][j], d[i][k] one word per warp, d[k][j]) "
+     "and 1 store per update; n^3 updates, about 4n^3/b warp-instructions",
+     naive});
+AGPU_REGISTER_CLOSED_FORM(
+    {"apsp/blocked",
+     "3n/t launches (n padded to t); per pivot: tile_fw (t^2 words in shared memory, t+1 barriers), "
+     "the pivot row and column, the rest; global traffic with tiles on chip "
+     "N_b = d(4n^3/t - 2n^2) bytes, arithmetic N_c = 2n(n^2 - 2t + 1) operations; method A: 2F "
+     "shared vector loads per 16F^2 updates (F = 2 for products of 128 x 128 and more, else 1), "
+     "method B: 1 + t/t2 shared loads per t/t2 updates",
+     blocked});
+AGPU_REGISTER_CLOSED_FORM(
+    {"apsp/recursive",
+     "5n/tr - 4 launches (n padded to tr): tile_fw on the n/tr diagonal blocks, 4 min-plus product "
+     "launches per recursion node; n^3 updates in products of inner length n/2, n/4, ...",
+     recursive});
+AGPU_REGISTER_CLOSED_FORM(
+    {"apsp/dpx",
+     "blocked method A with DPX add-min: 3n/t launches; width 16 moves d = 2 bytes per distance "
+     "(N_b = 2(4n^3/t - 2n^2)) and does two updates per instruction (half the compute notes); t = 128 "
+     "allowed (1024-thread pivot tile); lookahead (int32, t = 128; =1 where the other tiles fill two waves, =2 "
+     "always): n/t + 2 launches, step K's "
+     "other tiles, T(K+1, K+1)'s closure in registers and row and column K + 1 in one launch (one "
+     "flag poll per wait: the GPU may poll more)",
+     dpx});
 
 // ---------------------------------------------------------------- tile-size analysis
 
@@ -227,20 +234,21 @@ analysis tile_sizes(const device& dev, std::uint64_t n, unsigned width, std::vec
     const double ratio = dev.hw.mem_bandwidth_gbs * 1e9 / rate;
     analysis a;
     a.title = "tile size t: global bytes per operation N_b/N_c against the device's bandwidth/compute ratio (" +
-              num(dev.hw.mem_bandwidth_gbs) + " GB/s / " + num(rate * 1e-12) + " T op/s = " + num(ratio) +
-              " bytes/op)";
+              num(dev.hw.mem_bandwidth_gbs) + " GB/s / " + num(rate * 1e-12) + " T op/s = " + num(ratio) + " bytes/op)";
     a.columns = {"t", "N_b bytes", "N_c ops", "N_b/N_c", "device B/C", "bound"};
     std::uint64_t smallest = 0;
     for (auto t : tiles) {
         const double nb = floyd_warshall_bytes(n, t, d), nc = floyd_warshall_operations(n, t), r = nb / nc;
         const bool arithmetic = r < ratio;
         if (arithmetic && smallest == 0) smallest = t;
-        a.rows.push_back({std::to_string(t), num(nb), num(nc), num(r), num(ratio), arithmetic ? "arithmetic" : "memory"});
+        a.rows.push_back(
+            {std::to_string(t), num(nb), num(nc), num(r), num(ratio), arithmetic ? "arithmetic" : "memory"});
     }
     a.conclusion = smallest ? "smallest tile for which arithmetic rather than memory bounds the run on " + dev.id +
                                   ": t = " + std::to_string(smallest)
-                            : "memory bounds the run on " + dev.id + " for every tile up to t = " +
-                                  std::to_string(tiles.back()) + " (N_b/N_c > " + num(ratio) + " bytes/op)";
+                            : "memory bounds the run on " + dev.id +
+                                  " for every tile up to t = " + std::to_string(tiles.back()) + " (N_b/N_c > " +
+                                  num(ratio) + " bytes/op)";
     return a;
 }
 

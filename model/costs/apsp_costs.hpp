@@ -42,8 +42,12 @@ struct tally {
         };
         ref operator[](counter k) { return {c[k]}; }
     };
-    void gload(std::uint64_t sectors, std::uint64_t blocks, std::uint64_t times = 1) { global(true, sectors, blocks, times); }
-    void gstore(std::uint64_t sectors, std::uint64_t blocks, std::uint64_t times = 1) { global(false, sectors, blocks, times); }
+    void gload(std::uint64_t sectors, std::uint64_t blocks, std::uint64_t times = 1) {
+        global(true, sectors, blocks, times);
+    }
+    void gstore(std::uint64_t sectors, std::uint64_t blocks, std::uint64_t times = 1) {
+        global(false, sectors, blocks, times);
+    }
     void global(bool load, std::uint64_t sectors, std::uint64_t blocks, std::uint64_t times) {
         checked_view view{c};
         add_global(view, load, times, mul(sectors, times), mul(blocks, times));
@@ -89,10 +93,8 @@ struct tally {
     }
     void add(const partial_counts& o, std::uint64_t times = 1) {
         for (const auto& [k, v] : o)
-            if (k == counter::shared_words_max)
-                c[k] = std::max(c[k], v);
-            else
-                add_to(k, mul(v, times));
+            if (k == counter::shared_words_max) c[k] = std::max(c[k], v);
+            else add_to(k, mul(v, times));
     }
 };
 

@@ -85,7 +85,6 @@ void tile_fw_registers(tally& t, const machine& m, std::uint64_t tile, std::uint
     t.launch(1, threads, block_steps, block_waits, 4 * tile, m, block_collectives_sum);
 }
 
-
 // Sectors and b-word blocks of one global warp-instruction on 16-byte
 // vectors (row, vector) of a matrix whose rows start on a block (placed here
 // a large multiple of a block apart); `residue` is the vector offset of
@@ -221,7 +220,8 @@ void tile_fw(tally& t, const machine& m, std::uint64_t tile, std::uint64_t es, s
     w.gstore(sec, blk, E);
     t.add(w.c, warps);
     const std::uint64_t warp_steps = E + E + 1 + tile * (1 + E + E + E + 1) + E;
-    t.launch(1, tile_threads, warps * warp_steps, warps * waits_of(w.c), 2 * tile * tile, m, warps * collectives_of(w.c));  // two copies of the tile
+    t.launch(1, tile_threads, warps * warp_steps, warps * waits_of(w.c), 2 * tile * tile, m,
+             warps * collectives_of(w.c));  // two copies of the tile
 }
 
 // ---------------------------------------------------------------- strips (method B)
@@ -261,9 +261,9 @@ void strips(tally& t, const machine& m, std::uint64_t tile, std::uint64_t sub, s
         per + 4 * chunks + 2 * chunks - 1 + tile * (1 + per) + tile / kv * per * a_cost.wf + per;
     t.add(w.c, warps * blocks);
     const std::uint64_t k = m.k(), rounds = (blocks + k - 1) / k;
-    t.launch(blocks, threads, rounds * warps * warp_steps, warps * waits_of(w.c), 2 * tile * sub, m, warps * collectives_of(w.c));
+    t.launch(blocks, threads, rounds * warps * warp_steps, warps * waits_of(w.c), 2 * tile * sub, m,
+             warps * collectives_of(w.c));
 }
-
 
 // ---------------------------------------------------------------- regions (method A, dpx, recursive)
 
@@ -404,8 +404,8 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
             const std::uint64_t row_base = J.row0 + y * G.rows, col_base = J.col0 + x * width;
             // Lookahead roles: 1 publishes (job 0, row or column a), 2 also
             // closes (T(a, a)), 3 waits (jobs 1 and 2).
-            const std::uint64_t role = !ahead ? 0
-                                       : ji != 0 ? 3
+            const std::uint64_t role = !ahead                                 ? 0
+                                       : ji != 0                              ? 3
                                        : y == ahead->next && x == ahead->next ? 2
                                        : y == ahead->next || x == ahead->next ? 1
                                                                               : 0;
@@ -449,7 +449,8 @@ void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint
                                     for (std::uint64_t l = 0; l < b; ++l) {
                                         const std::uint64_t tid = w * b + l, row = 64 * f + 4 * G.ty(tid) + r;
                                         const std::uint64_t v = G.tx(tid) + 16 * g;
-                                        if ((row_mask >> (row / 16) & 1) && (col_mask >> v & 1)) rv.emplace_back(row, v);
+                                        if ((row_mask >> (row / 16) & 1) && (col_mask >> v & 1))
+                                            rv.emplace_back(row, v);
                                     }
                                     if (rv.empty()) {
                                         blk.null_access(counter::global_load_instructions);

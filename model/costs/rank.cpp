@@ -66,8 +66,8 @@ namespace {
 
 // kernels/rank/rank_common.cuh: rank_policy.
 constexpr std::uint64_t block_threads = 256, items = 8, query_threads = 256;
-constexpr std::uint64_t tile_chunks = block_threads * items;    // jacobson
-constexpr std::uint64_t tile_lines = block_threads * items / 4; // interleaved
+constexpr std::uint64_t tile_chunks = block_threads * items;     // jacobson
+constexpr std::uint64_t tile_lines = block_threads * items / 4;  // interleaved
 // Static shared arrays in declaration order: slot (8 B), [jacobson: sb_local
 // (2048 x 4 B)], warp_total (16 x 4 B), warp_base (16 x 8 B).
 constexpr std::uint64_t max_warps = block_threads / 16;
@@ -133,7 +133,8 @@ public:
 
     void global(access a, const lane_accesses& acc) {
         if (acc.empty()) return;
-        const std::uint64_t sectors = distinct_units(acc, sector_bytes), blocks = distinct_units(acc, m_m->block_bytes());
+        const std::uint64_t sectors = distinct_units(acc, sector_bytes),
+                            blocks = distinct_units(acc, m_m->block_bytes());
         instruction(1, acc.size());
         m_c[counter::io_blocks] += blocks;
         if (a == access::atomic) {
@@ -348,7 +349,8 @@ partial_counts jacobson_build_counts(const machine& m, std::uint64_t n) {
     const jacobson_shape s = jacobson_of(n);
     std::uint64_t time = 0, chain = 0, collectives = 0;
     const tally t = build_costs(
-        m, s.tiles, jacobson_shared, [&](std::uint64_t tile) { return jacobson_tile(m, s, tile); }, time, chain, collectives);
+        m, s.tiles, jacobson_shared, [&](std::uint64_t tile) { return jacobson_tile(m, s, tile); }, time, chain,
+        collectives);
     partial_counts c = to_partial(t);
     c[counter::time_steps] = time;
     c[counter::chain_waits] = chain;
@@ -362,8 +364,8 @@ partial_counts interleaved_build_counts(const machine& m, std::uint64_t n) {
     const interleaved_shape s = interleaved_of(n);
     std::uint64_t time = 0, chain = 0, collectives = 0;
     const tally t = build_costs(
-        m, s.tiles, interleaved_shared, [&](std::uint64_t tile) { return interleaved_tile(m, s, tile); }, time,
-        chain, collectives);
+        m, s.tiles, interleaved_shared, [&](std::uint64_t tile) { return interleaved_tile(m, s, tile); }, time, chain,
+        collectives);
     partial_counts c = to_partial(t);
     c[counter::time_steps] = time;
     c[counter::chain_waits] = chain;
@@ -492,7 +494,8 @@ AGPU_REGISTER_CLOSED_FORM({"rank/jacobson",
                            "shuffles, 1 (S=16) or 2 (S=8) ST stores, then 2048/g LT stores and a chained prefix "
                            "(3 atomics); queries (1 launch): per warp 1 argument load, 3 random loads (rank) or "
                            "floor(log2 P) + log2(L/S) + 3 (select), 1 store",
-                           jacobson_costs, {},
+                           jacobson_costs,
+                           {},
                            [](const machine& m, std::uint64_t n, const param_values& p) {
                                return rank_costs::rank_query_bounds(m, "rank/jacobson", n, p);
                            }});
@@ -501,7 +504,8 @@ AGPU_REGISTER_CLOSED_FORM({"rank/interleaved",
                            "log2 b + 3 shuffles, 1 store of 16b bytes, and a chained prefix (3 atomics); queries "
                            "(1 launch): per warp 1 argument load, 2 random 16-byte loads in one line (rank) or "
                            "floor(log2 lines) + 4 (select), 1 store",
-                           interleaved_costs, {},
+                           interleaved_costs,
+                           {},
                            [](const machine& m, std::uint64_t n, const param_values& p) {
                                return rank_costs::rank_query_bounds(m, "rank/interleaved", n, p);
                            }});

@@ -50,7 +50,6 @@
 namespace agpu::model {
 namespace {
 
-
 std::uint64_t ceil_log2(std::uint64_t x) { return x <= 1 ? 0 : std::uint64_t(std::bit_width(x - 1)); }
 
 enum class access { load, store, atomic };
@@ -76,7 +75,8 @@ public:
     // One global warp-instruction over the contiguous bytes [first, first + bytes)
     // (an atomic: of one lane).
     void global(access a, std::uint64_t first, std::uint64_t bytes) {
-        const std::uint64_t sectors = units(first, bytes, sector_bytes), blocks = units(first, bytes, m_m->block_bytes());
+        const std::uint64_t sectors = units(first, bytes, sector_bytes),
+                            blocks = units(first, bytes, m_m->block_bytes());
         instruction(1);
         (*this)[counter::io_blocks] += blocks;
         if (a == access::atomic) {
@@ -237,12 +237,14 @@ partial_counts hillis_steele(const machine& m, std::uint64_t n, const param_valu
     for (std::size_t l = 0; l < levels.size(); ++l) {
         const std::uint64_t nl = levels[l], blocks = (nl + hs_block - 1) / hs_block;
         const bool sums = l + 1 < levels.size();
-        launch_of(m, 0, blocks, hs_block, shared_words,
-                       [&](std::uint64_t blk) { return hs_block_scan(m, s, nl, blk, sums); }, c);
+        launch_of(
+            m, 0, blocks, hs_block, shared_words, [&](std::uint64_t blk) { return hs_block_scan(m, s, nl, blk, sums); },
+            c);
     }
     for (std::size_t l = levels.size() - 1; l-- > 0;) {
         const std::uint64_t nl = levels[l], blocks = (nl + hs_block - 1) / hs_block;
-        launch_of(m, 1, blocks - 1, hs_block, 0, [&](std::uint64_t blk) { return hs_add_back(m, s, nl, blk); }, c);
+        launch_of(
+            m, 1, blocks - 1, hs_block, 0, [&](std::uint64_t blk) { return hs_add_back(m, s, nl, blk); }, c);
     }
     return c;
 }
@@ -350,16 +352,19 @@ partial_counts work_efficient(const machine& m, std::uint64_t n, const param_val
     partial_counts out;
     // init_tile_status: one flag word per thread, the counter by thread 0.
     const std::uint64_t flag_bytes = c.packed ? 8 : 4, init_blocks = (c.tiles + init_threads - 1) / init_threads;
-    launch_of(m, 0, init_blocks, init_threads, 0, [&](std::uint64_t blk) {
-        tally x(m);
-        for (std::uint64_t w = 0; w < (init_threads + m.b - 1) / m.b; ++w) {
-            const std::uint64_t first = blk * init_threads + w * m.b;
-            const std::uint64_t live = first >= c.tiles ? 0 : std::min<std::uint64_t>(m.b, c.tiles - first);
-            if (live) x.global(access::store, first * flag_bytes, live * flag_bytes);
-            if (blk == 0 && w == 0) x.global(access::store, 0, 4);
-        }
-        return x;
-    }, out);
+    launch_of(
+        m, 0, init_blocks, init_threads, 0,
+        [&](std::uint64_t blk) {
+            tally x(m);
+            for (std::uint64_t w = 0; w < (init_threads + m.b - 1) / m.b; ++w) {
+                const std::uint64_t first = blk * init_threads + w * m.b;
+                const std::uint64_t live = first >= c.tiles ? 0 : std::min<std::uint64_t>(m.b, c.tiles - first);
+                if (live) x.global(access::store, first * flag_bytes, live * flag_bytes);
+                if (blk == 0 && w == 0) x.global(access::store, 0, 4);
+            }
+            return x;
+        },
+        out);
     // chained_scan: tile 0; the tiles with a look-back, alike but for which
     // status words they read; the last one, maybe partial.
     launch_sum l;

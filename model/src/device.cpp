@@ -31,7 +31,7 @@ struct field_spec {
     const char* section;  // "agpu" or "hardware"
     const char* name;
     field_type type;
-    bool may_be_zero;     // integers and reals: 0 allowed?
+    bool may_be_zero;  // integers and reals: 0 allowed?
     std::variant<std::uint64_t machine::*, std::uint32_t machine::*, std::uint64_t hardware::*,
                  std::uint32_t hardware::*, double hardware::*, std::string hardware::*>
         member;
@@ -65,11 +65,10 @@ const std::vector<field_spec>& field_table() {
 
 std::string dotted(const field_spec& f) { return std::string(f.section) + "." + f.name; }
 
-const std::set<std::string> top_level_keys = {"schema", "id", "name", "kind", "base", "note", "agpu", "hardware", "patch"};
+const std::set<std::string> top_level_keys = {"schema", "id",   "name",     "kind", "base",
+                                              "note",   "agpu", "hardware", "patch"};
 
-std::string type_name(const json& v) {
-    return v.type_name();
-}
+std::string type_name(const json& v) { return v.type_name(); }
 
 // Reads one field: a bare value, or {"value": v, "source": s, "date": d}.
 void read_field(const field_spec& f, const json& raw, const std::string& where, machine& m, hardware& h,
@@ -135,8 +134,7 @@ json field_value(const field_spec& f, const device& d) {
             using M = decltype(mp);
             if constexpr (std::is_same_v<M, std::uint64_t machine::*> || std::is_same_v<M, std::uint32_t machine::*>)
                 return d.agpu.*mp;
-            else
-                return d.hw.*mp;
+            else return d.hw.*mp;
         },
         f.member);
 }
@@ -146,14 +144,16 @@ std::string string_field(const json& j, const char* key, const std::string& wher
         if (required) throw input_error(where + ": field " + key, "is required");
         return {};
     }
-    if (!j.at(key).is_string()) throw input_error(where + ": field " + key, "must be a string, got " + type_name(j.at(key)));
+    if (!j.at(key).is_string())
+        throw input_error(where + ": field " + key, "must be a string, got " + type_name(j.at(key)));
     return j.at(key).get<std::string>();
 }
 
 bool valid_id(const std::string& s) {
     if (s.empty() || s.size() > 64) return false;
     for (char c : s)
-        if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
+        if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-' ||
+              c == '_' || c == '.'))
             return false;
     return true;
 }
@@ -179,12 +179,14 @@ void device::validate(const std::string& where) const {
         bad("hardware.warp_width", "must be a multiple of agpu.b (b lanes execute, coalesce and bank together), got " +
                                        std::to_string(hw.warp_width));
     if (hw.bank_width_bytes * 8 != agpu.w)
-        bad("hardware.bank_width_bytes", "must equal w / 8 (a bank holds one word), got " + std::to_string(hw.bank_width_bytes));
+        bad("hardware.bank_width_bytes",
+            "must equal w / 8 (a bank holds one word), got " + std::to_string(hw.bank_width_bytes));
     if (hw.smem_per_block_bytes > hw.smem_per_sm_bytes)
         bad("hardware.smem_per_block_bytes", "must not exceed hardware.smem_per_sm_bytes");
     if (agpu.shared_bytes() > hw.smem_per_block_bytes)
         bad("agpu.M", "M words of w bits must fit in hardware.smem_per_block_bytes (" +
-                          std::to_string(hw.smem_per_block_bytes) + "), got " + std::to_string(agpu.shared_bytes()) + " bytes");
+                          std::to_string(hw.smem_per_block_bytes) + "), got " + std::to_string(agpu.shared_bytes()) +
+                          " bytes");
     if (hw.max_threads_per_block > hw.max_threads_per_sm)
         bad("hardware.max_threads_per_block", "must not exceed hardware.max_threads_per_sm");
     if (hw.max_threads_per_block % hw.warp_width != 0)
@@ -198,19 +200,23 @@ device device_from_json(const json& j_in, const std::string& where,
     json j = j_in;
     for (auto it = j.begin(); it != j.end(); ++it)
         if (!top_level_keys.count(it.key()))
-            throw input_error(where + ": field " + it.key(), "unknown field (known: schema, id, name, kind, base, note, agpu, hardware, patch)");
+            throw input_error(where + ": field " + it.key(),
+                              "unknown field (known: schema, id, name, kind, base, note, agpu, hardware, patch)");
     if (!j.contains("schema")) throw input_error(where + ": field schema", "is required (this agpu reads schema 1)");
     if (!j.at("schema").is_number_integer() || j.at("schema").get<long long>() != device_schema_version)
-        throw input_error(where + ": field schema", "must be " + std::to_string(device_schema_version) + ", got " + j.at("schema").dump());
+        throw input_error(where + ": field schema",
+                          "must be " + std::to_string(device_schema_version) + ", got " + j.at("schema").dump());
 
     device d;
     d.base = string_field(j, "base", where, false);
     if (j.contains("patch")) {
-        if (d.base.empty()) throw input_error(where + ": field patch", "needs \"base\": the preset the patch applies to");
+        if (d.base.empty())
+            throw input_error(where + ": field patch", "needs \"base\": the preset the patch applies to");
         if (j.contains("agpu") || j.contains("hardware"))
             throw input_error(where + ": field patch", "a patched device has no agpu or hardware section of its own");
         if (!j.at("patch").is_object()) throw input_error(where + ": field patch", "must be an object");
-        if (!resolve_base) throw input_error(where + ": field base", "no preset catalogue to resolve \"" + d.base + "\"");
+        if (!resolve_base)
+            throw input_error(where + ": field base", "no preset catalogue to resolve \"" + d.base + "\"");
         json merged = (*resolve_base)(d.base);
         merged.merge_patch(j.at("patch"));
         for (const char* key : {"id", "name", "kind", "note"}) merged.erase(key);
@@ -258,8 +264,8 @@ json device_to_json(const device& d) {
 }
 
 json device_summary_json(const device& d) {
-    json j = {{"id", d.id}, {"name", d.name}, {"kind", d.kind}, {"base", d.base}, {"note", d.note},
-              {"p", d.agpu.p}, {"b", d.agpu.b}, {"M", d.agpu.M}, {"w", d.agpu.w}, {"k", d.agpu.k()}};
+    json j = {{"id", d.id},    {"name", d.name}, {"kind", d.kind}, {"base", d.base}, {"note", d.note},
+              {"p", d.agpu.p}, {"b", d.agpu.b},  {"M", d.agpu.M},  {"w", d.agpu.w},  {"k", d.agpu.k()}};
     json hw = json::object();
     json src = json::object();
     for (const auto& f : field_table()) {

@@ -36,10 +36,10 @@ TEST(Coalescing, UnitsOfAContiguousRange) {
 
 TEST(Coalescing, StridedUnits) {
     EXPECT_EQ(strided_units(0, 4, 4, 32), 0u);
-    EXPECT_EQ(strided_units(32, 4, 4, 32), 4u);     // a full warp of words: 4 sectors
-    EXPECT_EQ(strided_units(32, 8, 4, 32), 8u);     // stride 2 words
-    EXPECT_EQ(strided_units(32, 32, 4, 32), 32u);   // a sector a lane
-    EXPECT_EQ(strided_units(32, 4, 4, 128), 1u);    // one b-word block at b = 32
+    EXPECT_EQ(strided_units(32, 4, 4, 32), 4u);       // a full warp of words: 4 sectors
+    EXPECT_EQ(strided_units(32, 8, 4, 32), 8u);       // stride 2 words
+    EXPECT_EQ(strided_units(32, 32, 4, 32), 32u);     // a sector a lane
+    EXPECT_EQ(strided_units(32, 4, 4, 128), 1u);      // one b-word block at b = 32
     EXPECT_EQ(strided_units(32, 256, 16, 128), 32u);  // 16-byte accesses two blocks apart: a block each
 }
 
@@ -130,9 +130,9 @@ TEST(SharedMemory, SixteenByteVectorsPerQuarterWarp) {
 
 TEST(Placement, GreedyMakespan) {
     EXPECT_EQ(greedy_makespan({}, 4), 0u);
-    EXPECT_EQ(greedy_makespan({5, 3, 3, 1}, 2), 6u);   // 5 | 3, then 3 on the 3 and 1 on the 5
-    EXPECT_EQ(greedy_makespan({5, 3, 3, 1}, 1), 12u);  // one MP: the sum
-    EXPECT_EQ(greedy_makespan({5, 3, 3, 1}, 8), 5u);   // more MPs than blocks: the largest
+    EXPECT_EQ(greedy_makespan({5, 3, 3, 1}, 2), 6u);     // 5 | 3, then 3 on the 3 and 1 on the 5
+    EXPECT_EQ(greedy_makespan({5, 3, 3, 1}, 1), 12u);    // one MP: the sum
+    EXPECT_EQ(greedy_makespan({5, 3, 3, 1}, 8), 5u);     // more MPs than blocks: the largest
     EXPECT_EQ(greedy_makespan({1, 1, 1, 1, 4}, 2), 6u);  // in order, not sorted: 2 + 4
 }
 
@@ -164,8 +164,8 @@ TEST(FloydWarshall, BytesAndOperationsWithNPadded) {
 
 TEST(Sorting, IoLowerBound) {
     EXPECT_DOUBLE_EQ(sort_io_lower_bound(double(1 << 25), 32, 32 * 1024), double(1 << 20) * 2);
-    EXPECT_DOUBLE_EQ(sort_io_lower_bound(16, 32, 1024), 0.5);  // less than a block
-    EXPECT_DOUBLE_EQ(sort_io_lower_bound(1024, 32, 32), 32.0);  // M/b = 1: no merging
+    EXPECT_DOUBLE_EQ(sort_io_lower_bound(16, 32, 1024), 0.5);     // less than a block
+    EXPECT_DOUBLE_EQ(sort_io_lower_bound(1024, 32, 32), 32.0);    // M/b = 1: no merging
     EXPECT_DOUBLE_EQ(sort_io_lower_bound(64, 32, 1 << 20), 2.0);  // fewer blocks than M/b: one pass
 }
 

@@ -15,12 +15,9 @@ std::string fmt(double v, int digits) {
     if (!std::isfinite(v)) return v > 0 ? "inf" : (v < 0 ? "-inf" : "-");
     char buf[64];
     const double a = std::fabs(v);
-    if (v != 0 && (a >= 1e7 || a < 1e-3))
-        std::snprintf(buf, sizeof buf, "%.*e", digits - 1, v);
-    else if (a >= std::pow(10.0, digits - 1) || v == std::floor(v))
-        std::snprintf(buf, sizeof buf, "%.0f", v);
-    else
-        std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (v != 0 && (a >= 1e7 || a < 1e-3)) std::snprintf(buf, sizeof buf, "%.*e", digits - 1, v);
+    else if (a >= std::pow(10.0, digits - 1) || v == std::floor(v)) std::snprintf(buf, sizeof buf, "%.0f", v);
+    else std::snprintf(buf, sizeof buf, "%.*g", digits, v);
     return buf;
 }
 
@@ -47,7 +44,8 @@ json tooltip(std::initializer_list<const char*> fields) {
 json diagonal(const std::string& x, const std::string& y, double lo, double hi) {
     return {{"data", {{"values", json::array({{{x, lo}, {y, lo}}, {{x, hi}, {y, hi}}})}}},
             {"mark", {{"type", "line"}, {"color", "#999"}, {"strokeDash", {4, 4}}}},
-            {"encoding", {{"x", {{"field", x}, {"type", "quantitative"}}}, {"y", {{"field", y}, {"type", "quantitative"}}}}}};
+            {"encoding",
+             {{"x", {{"field", x}, {"type", "quantitative"}}}, {"y", {{"field", y}, {"type", "quantitative"}}}}}};
 }
 
 // Measured against predicted (or simulated) on log axes, with y = x.

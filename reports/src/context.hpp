@@ -123,9 +123,7 @@ void parallel_for(std::size_t count, unsigned threads, F fn) {
 
 class timer {
 public:
-    double seconds() const {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
-    }
+    double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count(); }
 
 private:
     std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
@@ -136,8 +134,10 @@ private:
 #define AGPU_REPORT_CAT2(a, b) a##b
 #define AGPU_REPORT_CAT(a, b) AGPU_REPORT_CAT2(a, b)
 // AGPU_REGISTER_REPORT_SECTION({key, order, progress, build}): registers at start-up.
-#define AGPU_REGISTER_REPORT_SECTION(...) \
-    static const ::agpu::reports::report_section_registrar AGPU_REPORT_CAT(agpu_report_section_, __LINE__) { __VA_ARGS__ }
+#define AGPU_REGISTER_REPORT_SECTION(...)                                                                    \
+    static const ::agpu::reports::report_section_registrar AGPU_REPORT_CAT(agpu_report_section_, __LINE__) { \
+        __VA_ARGS__                                                                                          \
+    }
 // AGPU_REGISTER_REPORT_FAMILY({family, lo, hi, step, measured_note}): registers at start-up.
 #define AGPU_REGISTER_REPORT_FAMILY(...) \
     static const ::agpu::reports::report_family_registrar AGPU_REPORT_CAT(agpu_report_family_, __LINE__) { __VA_ARGS__ }

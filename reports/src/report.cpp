@@ -35,7 +35,8 @@ std::vector<fs::path> find_datasets(const fs::path& root) {
     std::error_code ec;
     if (!fs::is_directory(root, ec)) throw input_error(root.string(), "no such directory of datasets");
     if (fs::is_regular_file(root / "measurements.csv", ec)) out.push_back(root);
-    for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
         if (ec) break;
         if (it->is_directory() && fs::is_regular_file(it->path() / "measurements.csv")) out.push_back(it->path());
     }
@@ -75,7 +76,7 @@ report_family family_settings(const std::string& family) {
 // ---------------------------------------------------------------- helpers
 
 std::optional<model::partial_counts> closed_form_counts(const std::string& key, const model::device& d, std::uint64_t n,
-                                                       const model::param_values& p) {
+                                                        const model::param_values& p) {
     const auto* cf = model::find_closed_form(key);
     if (!cf) return std::nullopt;
     try {
@@ -127,8 +128,7 @@ void compare_runs(const fs::path& dir, const std::map<std::string, const validat
             if (a->spec.key == m.algo) algo = a;
         if (!algo) continue;  // a GPU-only baseline
         bool any = false;
-        for (const auto& c : model::counter_table)
-            any |= !c.cupti_metric.empty() && x.sums.count(std::string(c.name));
+        for (const auto& c : model::counter_table) any |= !c.cupti_metric.empty() && x.sums.count(std::string(c.name));
         if (!any) continue;  // timed without counters
         model::counts totals;
         if (const auto it = simulated.find(dir.string() + "\n" + id); it != simulated.end()) {
@@ -141,8 +141,8 @@ void compare_runs(const fs::path& dir, const std::map<std::string, const validat
                 for (const auto& [c, v] : cf->costs(dev.agpu, m.n, params)) partial[c] = v;
             const double est = cf ? sim::simulation_seconds_estimate(partial, m.n) : 0;
             if (!cf || est > max_simulation_s) {
-                g.not_compared.emplace_back(id, cf ? "its exact simulation would take about " + fmt(est) + " s (limit " +
-                                                         fmt(max_simulation_s) + " s)"
+                g.not_compared.emplace_back(id, cf ? "its exact simulation would take about " + fmt(est) +
+                                                         " s (limit " + fmt(max_simulation_s) + " s)"
                                                    : "no closed form to estimate its simulation time from");
                 continue;
             }
@@ -220,12 +220,14 @@ document build_report(const report_options& opt) {
         std::map<std::string, const validate::fit_sample*> simulated;
         for (const auto* set : {&g.data, &g.check})
             for (const auto& s : set->samples)
-                if (s.count_source == sim::to_string(sim::count_source::simulator)) simulated[s.dataset + "\n" + s.run_id] = &s;
+                if (s.count_source == sim::to_string(sim::count_source::simulator))
+                    simulated[s.dataset + "\n" + s.run_id] = &s;
         std::vector<fs::path> all = opt.data;
         all.insert(all.end(), opt.counters.begin(), opt.counters.end());
         all.insert(all.end(), opt.check.begin(), opt.check.end());
         std::vector<gathered> parts(all.size());
-        parallel_for(all.size(), threads, [&](std::size_t i) { compare_runs(all[i], simulated, opt.max_simulation_s, parts[i]); });
+        parallel_for(all.size(), threads,
+                     [&](std::size_t i) { compare_runs(all[i], simulated, opt.max_simulation_s, parts[i]); });
         std::size_t n = 0;
         for (auto& p : parts) {
             n += !p.counters.empty();

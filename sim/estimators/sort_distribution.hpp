@@ -149,7 +149,8 @@ distribution<K> synthesized_distribution(const sorted_runs_synth<K>& state, cons
         const std::uint64_t nonempty = nonempty_runs(s, g);
         for (std::uint64_t r = 0; r < nonempty; ++r) {
             const std::uint64_t lo = run_start(s, g, r), len = run_start(s, g, r + 1) - lo;
-            for (std::uint64_t j = 0; j < per_run; ++j) samples[r][j] = state.order_at(sample_at(lo, len, j, shift), &caches[r]);
+            for (std::uint64_t j = 0; j < per_run; ++j)
+                samples[r][j] = state.order_at(sample_at(lo, len, j, shift), &caches[r]);
         }
         for (std::uint64_t r = 0; r < nonempty; ++r)
             for (std::uint64_t j = 0; j < per_run; ++j) {
@@ -215,7 +216,6 @@ void take_host(sim::executor& ex, pivot_spans<K> dev, const distribution<K>& hos
     ex.upload(dev.keys, std::span<const K>(host.pivot_keys));
     ex.upload(dev.tags, std::span<const std::uint32_t>(host.pivot_tags));
 }
-
 
 }  // namespace detail
 }  // namespace agpu::sim::sort_estimator

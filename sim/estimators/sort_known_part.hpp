@@ -113,7 +113,8 @@ struct moves_tally {
     const model::machine& m;
     std::uint64_t threads;  // the merge block's
     bool pairs;
-    std::uint64_t items;  // > 0: bitonic moves of items·b (multiway.cuh's bitonic_merge): unpadded rings, the root writes from registers
+    std::uint64_t
+        items;  // > 0: bitonic moves of items·b (multiway.cuh's bitonic_merge): unpadded rings, the root writes from registers
     moves_memo& memo;
     sim::block_sample part{};
     moments mean{}, var{};

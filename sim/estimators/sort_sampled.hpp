@@ -61,7 +61,6 @@
 #include "estimators/sort_synth.hpp"
 #include "sort/sort_runs.hpp"
 
-
 namespace agpu::sim::sort_estimator {
 
 // The sort's kernels, plan and runs (kernels/sort/), which this estimator drives.
@@ -95,7 +94,9 @@ struct sampled_policy {
     // few percent (sort/multiway at 2^17 on the 256-thread heaps: 4%).
     static constexpr double synthesize_lanes = double(std::uint64_t(1) << 27);
 
-    static std::uint64_t x1(std::uint64_t d, std::uint64_t chunk) { return std::max(min_probe, probe_heaps * d * chunk); }
+    static std::uint64_t x1(std::uint64_t d, std::uint64_t chunk) {
+        return std::max(min_probe, probe_heaps * d * chunk);
+    }
     static std::uint64_t light_strata(std::uint64_t mean_keys, std::uint64_t most) {
         return std::clamp<std::uint64_t>(light_keys / std::max<std::uint64_t>(1, mean_keys), min_strata, most);
     }
@@ -112,8 +113,8 @@ inline bool synthesizable(const std::string& key, const param_values& p) {
 // The lane accesses the synthesized sampled run records, estimated from the
 // plan and the policy above (sim::algorithm::sampled_lanes); 0 where the run
 // is not synthesized.
-inline double synthesized_lanes(const model::machine& m, const std::string& key, std::uint64_t n,
-                                const param_values& p, std::uint64_t most_strata = 48) {
+inline double synthesized_lanes(const model::machine& m, const std::string& key, std::uint64_t n, const param_values& p,
+                                std::uint64_t most_strata = 48) {
     using P = sampled_policy;
     if (!synthesizable(key, p) || n == 0) return 0;
     const auto shape = plan_ns::shape_of(key, p);
@@ -145,7 +146,6 @@ inline double synthesized_lanes(const model::machine& m, const std::string& key,
     }
     return lanes;
 }
-
 
 // One merge launch of the synthesized run, estimated from sampled blocks
 // with every block's counters linear in its keys (record_work_launch), in two
@@ -249,7 +249,8 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
     };
     sample_whole(small);
     const std::uint64_t big_whole = std::min<std::uint64_t>(big.size(), P::light_strata(mean_of(big), most) + 2);
-    const bool probe = big.size() >= 2 && std::min<std::uint64_t>(P::probes, big.size()) * 3 * x1 < big_whole * mean_of(big);
+    const bool probe =
+        big.size() >= 2 && std::min<std::uint64_t>(P::probes, big.size()) * 3 * x1 < big_whole * mean_of(big);
     if (!probe) sample_whole(big);
     if (themselves.size() == blocks) {  // one block
         launch_merge<sim::executor, K, V, Pairs>(ex, ps, shape, s, in, out, splits);
@@ -258,10 +259,11 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
     std::vector<sim::work_sample> samples;
     if (!whole.empty()) {
         detail::balance(whole, [&](std::uint64_t b) { return work[b]; });
-        const auto got = ex.run_blocks(std::span<const std::uint64_t>(whole), "multiway_merge", merge_kernel<K, V, Pairs>(items, s.d),
-                                       grid, block, ps.heap_bytes, kl::gspan<const K>(in.keys),
-                                       kl::gspan<const V>(in.vals), out.keys, out.vals, splits, s);
-        for (std::size_t i = 0; i < whole.size(); ++i) samples.push_back({whole[i], work[whole[i]], got[i], own_known(whole[i])});
+        const auto got = ex.run_blocks(
+            std::span<const std::uint64_t>(whole), "multiway_merge", merge_kernel<K, V, Pairs>(items, s.d), grid, block,
+            ps.heap_bytes, kl::gspan<const K>(in.keys), kl::gspan<const V>(in.vals), out.keys, out.vals, splits, s);
+        for (std::size_t i = 0; i < whole.size(); ++i)
+            samples.push_back({whole[i], work[whole[i]], got[i], own_known(whole[i])});
     }
     if (probe) {
         // One launch of four times the parts: block (g, q) probed on its first
@@ -284,7 +286,12 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
                     probe_splits[(g * (probe_shape.parts + 1) + q) * s.d + k] = r.lo[k];
                     probe_splits[(g * (probe_shape.parts + 1) + q + 1) * s.d + k] = ends[k];
                 }
-                probes.push_back({b, x, {}, detail::moves_part(ex.machine(), probe_shape, threads, items, ids.back(), r.lo, ends, Pairs, memo).fixed});
+                probes.push_back(
+                    {b,
+                     x,
+                     {},
+                     detail::moves_part(ex.machine(), probe_shape, threads, items, ids.back(), r.lo, ends, Pairs, memo)
+                         .fixed});
             }
         std::vector<std::size_t> order(ids.size());
         std::iota(order.begin(), order.end(), std::size_t(0));
@@ -294,9 +301,9 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
         auto dev_splits = ex.alloc<std::uint64_t>(probe_splits.size());
         ex.upload(dev_splits, std::span<const std::uint64_t>(probe_splits));
         const auto got = ex.run_blocks(std::span<const std::uint64_t>(ordered_ids), "multiway_merge",
-                                       merge_kernel<K, V, Pairs>(items, probe_shape.d), probe_grid, block, ps.heap_bytes,
-                                       kl::gspan<const K>(in.keys), kl::gspan<const V>(in.vals), out.keys, out.vals,
-                                       kl::gspan<const std::uint64_t>(dev_splits), probe_shape);
+                                       merge_kernel<K, V, Pairs>(items, probe_shape.d), probe_grid, block,
+                                       ps.heap_bytes, kl::gspan<const K>(in.keys), kl::gspan<const V>(in.vals),
+                                       out.keys, out.vals, kl::gspan<const std::uint64_t>(dev_splits), probe_shape);
         for (std::size_t j = 0; j < order.size(); ++j) {
             probes[order[j]].at = got[j];
             samples.push_back(probes[order[j]]);
@@ -310,7 +317,8 @@ void synthesized_merge(sim::executor& ex, const plan_ns::merge_pass& ps, const p
     if (whole_groups > 1)
         for (std::uint64_t q = 0; q < s.parts; ++q) {
             double mean = 0;
-            for (std::uint64_t g = 0; g < whole_groups; ++g) mean += double(work[g * s.parts + q]) / double(whole_groups);
+            for (std::uint64_t g = 0; g < whole_groups; ++g)
+                mean += double(work[g * s.parts + q]) / double(whole_groups);
             for (std::uint64_t g = 0; g < whole_groups; ++g) typical[g * s.parts + q] = mean;
         }
     sim::work_launch launch;
@@ -351,7 +359,8 @@ check_result merge_sort_synthesized(sim::executor& ex, std::uint64_t n, const pl
             const auto& ps = pl.passes[i];
             const merge_shape s = pass_shape(n, ps, shape);
             const sorted_runs_synth<K> state(n, ps.run_len, mix_seed(seed, i + 1));
-            ex.refill_synthesized(in.keys, [state](std::uint64_t f, std::uint64_t c, K* dst) { state.fill(f, c, dst); });
+            ex.refill_synthesized(in.keys,
+                                  [state](std::uint64_t f, std::uint64_t c, K* dst) { state.fill(f, c, dst); });
             kl::gspan<std::uint64_t> splits{};
             std::vector<bool> searched;
             if (ps.parts > 1) {
@@ -377,8 +386,9 @@ check_result merge_sort_synthesized(sim::executor& ex, std::uint64_t n, const pl
         for (auto keys : {in.keys, out.keys}) ex.release_synthesized(keys);
         for (auto vals : {in.vals, out.vals}) ex.release_synthesized(vals);
     }
-    return {true, "not checked: sampled mode synthesized every launch's input (runs of sorted i.i.d. uniform keys, "
-                  "in distribution what the sort of random keys reads) and ran only sampled blocks"};
+    return {true,
+            "not checked: sampled mode synthesized every launch's input (runs of sorted i.i.d. uniform keys, "
+            "in distribution what the sort of random keys reads) and ran only sampled blocks"};
 }
 
 // The simulator's run of sort/multiway and sort/pairwise: the synthesized

@@ -24,7 +24,15 @@ namespace agpu::sim::detail {
 
 // What a record is.
 enum class what : std::uint8_t {
-    global_load, global_store, global_atomic, shared_load, shared_store, shared_atomic, barrier, collective, compute
+    global_load,
+    global_store,
+    global_atomic,
+    shared_load,
+    shared_store,
+    shared_atomic,
+    barrier,
+    collective,
+    compute
 };
 
 struct record {
@@ -40,10 +48,10 @@ enum class thread_state : std::uint8_t { runnable, yielded, at_barrier, at_colle
 struct sim_thread {
     kl::hook::thread_info info;
     thread_state state = thread_state::runnable;
-    ctx::fiber fiber;   // the thread's own context while suspended
-    ctx::fiber caller;  // the scheduler's context while the thread runs
-    stack_span stack;          // the fiber's stack
-    stack_span caller_stack;   // the scheduler's, as ASan saw it when the fiber arrived
+    ctx::fiber fiber;            // the thread's own context while suspended
+    ctx::fiber caller;           // the scheduler's context while the thread runs
+    stack_span stack;            // the fiber's stack
+    stack_span caller_stack;     // the scheduler's, as ASan saw it when the fiber arrived
     void* fake_stack = nullptr;  // ASan's fake frames of the fiber while it is suspended
     bool abandoned = false;      // the block failed: unwind at the next resume
     std::vector<record> log;
@@ -74,7 +82,7 @@ struct block_context {
     // False while a block runs unrecorded (sampled mode): accesses are checked
     // against their spans but neither recorded nor costed.
     bool recording = true;
-    bool global_atomic = false;  // some thread of the block made a global atomic
+    bool global_atomic = false;      // some thread of the block made a global atomic
     synth_regions* synth = nullptr;  // the executor's self-filling memory (null when it has none)
 
     // Fills what a global access at p touches of self-filling memory first.

@@ -18,8 +18,9 @@ bool resolve_collectives(std::vector<sim_thread*>& lanes, const block_context& b
         const kl::lane_mask mask = t->coll_mask;
         bool ready = true;
         for (unsigned o = 0; o < b && ready; ++o)
-            if (mask >> o & 1) ready = lanes[o]->state == thread_state::at_collective && lanes[o]->coll_mask == mask &&
-                                       lanes[o]->wait_site == t->wait_site;
+            if (mask >> o & 1)
+                ready = lanes[o]->state == thread_state::at_collective && lanes[o]->coll_mask == mask &&
+                        lanes[o]->wait_site == t->wait_site;
         if (!ready) continue;
         const int width = t->coll_width > 0 ? t->coll_width : static_cast<int>(b);
         kl::lane_mask votes = 0;
@@ -43,10 +44,12 @@ bool resolve_collectives(std::vector<sim_thread*>& lanes, const block_context& b
                     u->coll_result = value_of(long(seg) + ((u->coll_arg % width) + width) % width);
                     break;
                 case kl::hook::coll_op::shfl_up:
-                    u->coll_result = long(o) - u->coll_arg >= long(seg) ? value_of(long(o) - u->coll_arg) : u->coll_value;
+                    u->coll_result =
+                        long(o) - u->coll_arg >= long(seg) ? value_of(long(o) - u->coll_arg) : u->coll_value;
                     break;
                 case kl::hook::coll_op::shfl_down:
-                    u->coll_result = long(o) + u->coll_arg < long(seg) + width ? value_of(long(o) + u->coll_arg) : u->coll_value;
+                    u->coll_result =
+                        long(o) + u->coll_arg < long(seg) + width ? value_of(long(o) + u->coll_arg) : u->coll_value;
                     break;
                 case kl::hook::coll_op::shfl_xor: {
                     const long src = long(o ^ unsigned(u->coll_arg));
@@ -59,7 +62,8 @@ bool resolve_collectives(std::vector<sim_thread*>& lanes, const block_context& b
                 case kl::hook::coll_op::reduce_add: u->coll_result = sum; break;
             }
             if (u->coll_op != t->coll_op)
-                bc.fail(*u, "warp collective at " + where(u->wait_loc) + ": lanes of one mask called different collectives");
+                bc.fail(*u, "warp collective at " + where(u->wait_loc) +
+                                ": lanes of one mask called different collectives");
             u->state = thread_state::runnable;
         }
         // A collective of the whole warp (every lane still running) aligns its
@@ -80,11 +84,10 @@ std::string thread_name(const sim_thread& t) {
            std::to_string(i.thread_idx.z) + ")";
 }
 
-
 }  // namespace
 
 void block_runner::prepare(std::string_view kernel, kl::dim3 g, kl::dim3 b, std::size_t dyn, void (*f)(void*), void* a,
-             synth_regions* synth) {
+                           synth_regions* synth) {
     bc.kernel = kernel;
     bc.synth = synth;
     grid = g;
@@ -217,8 +220,8 @@ std::uint64_t block_runner::run_block(std::uint64_t bid) {
         if (at_barrier + finished == nthreads && finished == 0) {
             for (const auto& t : threads)
                 if (t.wait_site != waiting->wait_site)
-                    bc.fail(t, "waits at the barrier at " + where(t.wait_loc) + " while thread " + thread_name(*waiting) +
-                                   " waits at the barrier at " + where(waiting->wait_loc) +
+                    bc.fail(t, "waits at the barrier at " + where(t.wait_loc) + " while thread " +
+                                   thread_name(*waiting) + " waits at the barrier at " + where(waiting->wait_loc) +
                                    ": a barrier must be reached by every thread of the block");
             // Past a barrier every thread stands at the same point of the
             // program, and every warp's instructions are complete (no lane
@@ -233,7 +236,8 @@ std::uint64_t block_runner::run_block(std::uint64_t bid) {
         }
         if (at_barrier > 0 && finished > 0)
             bc.fail(*waiting, "waits at the barrier at " + where(waiting->wait_loc) + " that thread " +
-                                  thread_name(*done) + " never reaches (it has exited): a barrier must be reached "
+                                  thread_name(*done) +
+                                  " never reaches (it has exited): a barrier must be reached "
                                   "by every thread of the block");
         for (const auto& t : threads)
             if (t.state == thread_state::at_collective)

@@ -16,8 +16,8 @@ namespace agpu::sim {
 struct executor::engine {
     // One runner per host thread that runs blocks (created on first use).
     std::vector<std::unique_ptr<detail::block_runner>> runners;
-    detail::synth_regions synth;                               // self-filling memory with a fill
-    std::vector<std::pair<void*, std::size_t>> maps;   // every self-filling region's mapping
+    detail::synth_regions synth;                      // self-filling memory with a fill
+    std::vector<std::pair<void*, std::size_t>> maps;  // every self-filling region's mapping
 };
 
 }  // namespace agpu::sim

@@ -27,14 +27,16 @@ void estimate_linear(const model::machine& m, const work_launch& wl, bool synthe
     const std::uint64_t nthreads = std::uint64_t(block.x) * block.y * block.z;
     const std::uint64_t nblocks = std::uint64_t(grid.x) * grid.y * grid.z;
     AGPU_CHECK(work.size() == nblocks && (klass.empty() || klass.size() == nblocks) &&
-                   (typical_work.empty() || typical_work.size() == nblocks) && (known.empty() || known.size() == nblocks),
+                   (typical_work.empty() || typical_work.size() == nblocks) &&
+                   (known.empty() || known.size() == nblocks),
                "record_work_launch: one work entry (and class, typical work) per block");
     AGPU_CHECK(known_variance.empty() || known_variance.size() == counter_count,
                "record_work_launch: one known variance per counter");
     auto class_of = [&](std::uint64_t b) { return klass.empty() ? 0u : unsigned(klass[b]); };
     std::vector<const work_sample*> own_of(nblocks, nullptr);  // the whole-block sample of a block counted as itself
     for (const auto& s : samples)
-        AGPU_CHECK(s.block < nblocks && s.work <= work[s.block], "record_work_launch: a sample outside its block's work");
+        AGPU_CHECK(s.block < nblocks && s.work <= work[s.block],
+                   "record_work_launch: a sample outside its block's work");
     for (auto b : themselves) {
         AGPU_CHECK(b < nblocks, "record_work_launch: a block beyond the grid");
         for (const auto& s : samples)
@@ -63,8 +65,8 @@ void estimate_linear(const model::machine& m, const work_launch& wl, bool synthe
             cls[class_of(b)].w += double(work[b]);
         }
     for (const auto& s : samples)
-        if (!own_of[s.block] && std::find(cls[class_of(s.block)].ids.begin(), cls[class_of(s.block)].ids.end(), s.block) ==
-                                    cls[class_of(s.block)].ids.end())
+        if (!own_of[s.block] && std::find(cls[class_of(s.block)].ids.begin(), cls[class_of(s.block)].ids.end(),
+                                          s.block) == cls[class_of(s.block)].ids.end())
             cls[class_of(s.block)].ids.push_back(s.block);
     for (auto& c : cls) {
         if (c.n == 0) continue;
@@ -73,7 +75,8 @@ void estimate_linear(const model::machine& m, const work_launch& wl, bool synthe
         c.fpc = synthesized ? 1.0 + S / c.n : std::max(0.0, 1.0 - S / c.n);
         c.widen = t_factor(c.ids.size() - 1) * t_factor(c.ids.size() - 1);
         for (auto id : c.ids)
-            c.lines_each &= std::count_if(samples.begin(), samples.end(), [&](const work_sample& s) { return s.block == id; }) > 1;
+            c.lines_each &=
+                std::count_if(samples.begin(), samples.end(), [&](const work_sample& s) { return s.block == id; }) > 1;
     }
     auto fit = [&](const model_class& c, auto value, std::size_t skip) {  // value(work_sample) -> double
         double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
@@ -151,7 +154,9 @@ void estimate_linear(const model::machine& m, const work_launch& wl, bool synthe
     std::vector<line> lines;
     for (std::size_t i = 0; i < counter_count; ++i) {
         const auto c = static_cast<counter>(i);
-        if (exact_counter(c) || c == counter::time_steps || c == counter::chain_waits || c == counter::chain_collectives) continue;
+        if (exact_counter(c) || c == counter::time_steps || c == counter::chain_waits ||
+            c == counter::chain_collectives)
+            continue;
         if (counter_table[i].agg != aggregation::sum) {
             for (const auto& s : samples) rec.c.v[i] = std::max(rec.c.v[i], s.at.c.v[i]);
             continue;
@@ -208,8 +213,9 @@ void estimate_linear(const model::machine& m, const work_launch& wl, bool synthe
                 v[b] = nonnegative(own_value(steps_of, b) + (synthesized ? noise(rng) : 0.0));
                 continue;
             }
-            const double x = deviations.empty() ? double(work[b])
-                                                : std::max(0.0, typical_work[b] + deviations[rng() % deviations.size()]);
+            const double x = deviations.empty()
+                                 ? double(work[b])
+                                 : std::max(0.0, typical_work[b] + deviations[rng() % deviations.size()]);
             v[b] = nonnegative(known_steps(b) + lines[class_of(b)].at(x) + noise(rng));
         }
     });
@@ -223,9 +229,10 @@ void estimate_linear(const model::machine& m, const work_launch& wl, bool synthe
         estimate(waits_of, wvar, wlines);
         std::vector<std::uint64_t> expected(nblocks);
         for (std::uint64_t b = 0; b < nblocks; ++b)
-            expected[b] = own_of[b] ? nonnegative(own_value(waits_of, b))
-                                    : nonnegative((known.empty() ? 0.0 : waits_of(known[b])) +
-                                                  wlines[class_of(b)].at(double(work[b])));
+            expected[b] =
+                own_of[b]
+                    ? nonnegative(own_value(waits_of, b))
+                    : nonnegative((known.empty() ? 0.0 : waits_of(known[b])) + wlines[class_of(b)].at(double(work[b])));
         rec.c[which] = heaviest_chain(expected, nthreads, m);
         // One block's variance, the total's over the blocks, per warp.
         const double warps = double(std::max<std::uint64_t>(1, (nthreads + m.b - 1) / m.b));

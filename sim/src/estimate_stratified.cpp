@@ -27,7 +27,9 @@ void estimate_stratified(const model::machine& m, const stratified_sample& plan,
     };
     for (std::size_t i = 0; i < counter_count; ++i) {
         const auto c = static_cast<counter>(i);
-        if (exact_counter(c) || c == counter::time_steps || c == counter::chain_waits || c == counter::chain_collectives) continue;
+        if (exact_counter(c) || c == counter::time_steps || c == counter::chain_waits ||
+            c == counter::chain_collectives)
+            continue;
         if (counter_table[i].agg != aggregation::sum) {
             for (const auto& rc : blocks.c) rec.c.v[i] = std::max(rec.c.v[i], rc.v[i]);
             continue;
@@ -46,7 +48,8 @@ void estimate_stratified(const model::machine& m, const stratified_sample& plan,
     for (std::uint64_t bid = 1; bid + 1 < nblocks; ++bid)
         if (!plan.is_recorded(bid)) block_steps[bid] = steps_of[plan.stratum_of(bid)];
     double steps_var = 0;
-    const double steps_sum = extrapolate([&](std::size_t j) { return double(block_steps[plan.recorded[j]]); }, steps_var);
+    const double steps_sum =
+        extrapolate([&](std::size_t j) { return double(block_steps[plan.recorded[j]]); }, steps_var);
     const std::uint64_t makespan = model::greedy_makespan(block_steps, k);
     rec.c[counter::time_steps] = makespan;
     std::vector<std::uint64_t> recorded_waits, recorded_collectives;

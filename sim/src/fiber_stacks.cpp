@@ -29,7 +29,8 @@ stack_pool::~stack_pool() {
 
 ctx::stack_context stack_pool::get(std::size_t i) {
     while (m_stacks.size() <= i) {
-        void* p = mmap(nullptr, m_bytes + page(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        void* p =
+            mmap(nullptr, m_bytes + page(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (p == MAP_FAILED) throw std::bad_alloc();
         mprotect(p, page(), PROT_NONE);
         unpoison_stack(p, m_bytes + page());

@@ -21,8 +21,8 @@ void access(space s, kind k, const void* p, std::size_t bytes, std::size_t index
         static const char* space_name[] = {"global", "shared"};
         static const char* kind_name[] = {"load", "store", "atomic"};
         g_block->fail(t, std::string(space_name[int(s)]) + " " + kind_name[int(k)] + " at index " +
-                             std::to_string(index) + " outside its span of " + std::to_string(size) +
-                             " elements (" + where(l) + ")");
+                             std::to_string(index) + " outside its span of " + std::to_string(size) + " elements (" +
+                             where(l) + ")");
     }
     if (s == space::global) g_block->touch_global(p, bytes);
     if (!g_block->recording) {
@@ -41,14 +41,19 @@ void access(space s, kind k, const void* p, std::size_t bytes, std::size_t index
     if (s == space::global) {
         g_block->global_atomic |= k == kind::atomic;
         push_record(t, site, occurrence,
-                    k == kind::load ? what::global_load : k == kind::store ? what::global_store : what::global_atomic,
+                    k == kind::load    ? what::global_load
+                    : k == kind::store ? what::global_store
+                                       : what::global_atomic,
                     static_cast<std::uint32_t>(bytes), reinterpret_cast<std::uintptr_t>(p));
     } else {
         const auto* base = g_block->shared.data();
         const auto* q = static_cast<const std::byte*>(p);
-        AGPU_CHECK(q >= base && q + bytes <= base + g_block->shared.size(), "shared access outside the block's shared memory");
+        AGPU_CHECK(q >= base && q + bytes <= base + g_block->shared.size(),
+                   "shared access outside the block's shared memory");
         push_record(t, site, occurrence,
-                    k == kind::load ? what::shared_load : k == kind::store ? what::shared_store : what::shared_atomic,
+                    k == kind::load    ? what::shared_load
+                    : k == kind::store ? what::shared_store
+                                       : what::shared_atomic,
                     static_cast<std::uint32_t>(bytes), static_cast<std::uint64_t>(q - base));
     }
 }
@@ -58,9 +63,12 @@ void skip(space s, kind k, const std::source_location& l) {
     if (!g_block->recording) return;
     const std::uint64_t site = site_key(l);
     const std::uint32_t occurrence = t.sites.next(site);
-    const what w = s == space::global
-                       ? (k == kind::load ? what::global_load : k == kind::store ? what::global_store : what::global_atomic)
-                       : (k == kind::load ? what::shared_load : k == kind::store ? what::shared_store : what::shared_atomic);
+    const what w = s == space::global ? (k == kind::load    ? what::global_load
+                                         : k == kind::store ? what::global_store
+                                                            : what::global_atomic)
+                                      : (k == kind::load    ? what::shared_load
+                                         : k == kind::store ? what::shared_store
+                                                            : what::shared_atomic);
     push_record(t, site, occurrence, w, 0, 0);
 }
 
@@ -106,14 +114,15 @@ void* static_shared(std::size_t bytes, std::size_t align, const char* name) {
     if (i < b.statics.size()) {
         if (b.statics[i].bytes != bytes || b.statics[i].name != name)
             b.fail(t, std::string("static shared array '") + name + "' differs from the block's " + std::to_string(i) +
-                          "-th ('" + b.statics[i].name + "'): every thread must declare the same arrays in the same order");
+                          "-th ('" + b.statics[i].name +
+                          "'): every thread must declare the same arrays in the same order");
         return b.shared.data() + b.statics[i].offset;
     }
     const std::size_t offset = (b.shared_used + align - 1) / align * align;
     if (offset + bytes > b.shared.size()) {
         const auto wb = b.m->word_bytes();
-        b.fail(t, "shared memory of " + std::to_string((offset + bytes + wb - 1) / wb) + " words (static array '" + name +
-                      "' included) exceeds M = " + std::to_string(b.m->M) + " words");
+        b.fail(t, "shared memory of " + std::to_string((offset + bytes + wb - 1) / wb) + " words (static array '" +
+                      name + "' included) exceeds M = " + std::to_string(b.m->M) + " words");
     }
     b.statics.push_back({offset, bytes, name});
     b.shared_used = offset + bytes;

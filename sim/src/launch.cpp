@@ -149,8 +149,8 @@ std::vector<block_sample> executor::run_listed_blocks(std::span<const std::uint6
                "run_blocks: a block listed twice");
     const std::uint64_t wb = m_dev.agpu.word_bytes();
     run_blocks_of(
-        kname, grid, block, dynamic_shared_bytes, body, arg, blocks.size(),
-        [&](std::uint64_t i) { return blocks[i]; }, [](std::uint64_t) { return true; }, workers_for(blocks.size()),
+        kname, grid, block, dynamic_shared_bytes, body, arg, blocks.size(), [&](std::uint64_t i) { return blocks[i]; },
+        [](std::uint64_t) { return true; }, workers_for(blocks.size()),
         [&](unsigned, std::uint64_t bid, bool, std::uint64_t steps, const counts& c, std::uint64_t shared_bytes) {
             auto& s = out[std::lower_bound(at.begin(), at.end(), std::pair{bid, std::size_t(0)})->second];
             s.c = c;  // each block's own slot: no lock needed
@@ -178,11 +178,10 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
     rec.c[counter::thread_blocks] = nblocks;
     rec.c[counter::threads] = nblocks * nthreads;
 
-    const stratified_sample plan =
-        m_opt.mode == sim_mode::sampled
-            ? plan_stratified(nblocks, m_strata ? m_strata : m_opt.sample_strata, m_opt.sample_seed,
-                              m_record.launches.size())
-            : stratified_sample{};
+    const stratified_sample plan = m_opt.mode == sim_mode::sampled
+                                       ? plan_stratified(nblocks, m_strata ? m_strata : m_opt.sample_strata,
+                                                         m_opt.sample_seed, m_record.launches.size())
+                                       : stratified_sample{};
     const bool sampled = plan.strata > 0;
     const unsigned workers = workers_for(nblocks);
 

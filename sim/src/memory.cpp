@@ -41,12 +41,13 @@ void* executor::allocate_bytes(std::size_t bytes) {
     const std::size_t rounded = std::max<std::size_t>(4096, (bytes + 4095) / 4096 * 4096);
     if (m_allocated + rounded > m_memory_limit)
         throw host_memory_error(
-            "host memory",
-            "the run needs more than " + gib(m_allocated + rounded) + " of simulated device memory (an allocation of " +
-                gib(rounded) + " after " + gib(m_allocated) + "), and the simulator needs about twice that on the host "
-                "(the simulated memory plus the inputs and CPU reference): " + gib(2 * (m_allocated + rounded)) +
-                ", more than this host's " + gib(2 * m_memory_limit) +
-                " available; use a smaller n, or agpu predict, whose closed forms need no memory");
+            "host memory", "the run needs more than " + gib(m_allocated + rounded) +
+                               " of simulated device memory (an allocation of " + gib(rounded) + " after " +
+                               gib(m_allocated) +
+                               "), and the simulator needs about twice that on the host "
+                               "(the simulated memory plus the inputs and CPU reference): " +
+                               gib(2 * (m_allocated + rounded)) + ", more than this host's " + gib(2 * m_memory_limit) +
+                               " available; use a smaller n, or agpu predict, whose closed forms need no memory");
     void* p = std::aligned_alloc(4096, rounded);
     if (!p) throw std::bad_alloc();
     std::memset(p, 0xA5, rounded);

@@ -64,7 +64,8 @@ stratified_sample plan_stratified(std::uint64_t nblocks, std::uint64_t strata, s
     p.recorded.push_back(0);
     for (std::uint64_t h = 0; h < p.strata; ++h) {
         const std::uint64_t lo = p.stratum_begin(h), hi = p.stratum_begin(h + 1);
-        p.recorded.push_back(lo + detail::splitmix(seed ^ detail::splitmix(launch_index * 0x100000001ull + h)) % (hi - lo));
+        p.recorded.push_back(lo +
+                             detail::splitmix(seed ^ detail::splitmix(launch_index * 0x100000001ull + h)) % (hi - lo));
     }
     p.recorded.push_back(nblocks - 1);
     return p;

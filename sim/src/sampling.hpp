@@ -54,7 +54,8 @@ struct makespan_spread {
 };
 template <class Replicate>
 makespan_spread replicated_makespan(std::size_t nblocks, std::uint64_t k, Replicate replicate) {
-    const std::uint64_t reps = std::clamp<std::uint64_t>((std::uint64_t(1) << 20) / std::max<std::size_t>(1, nblocks), 8, 64);
+    const std::uint64_t reps =
+        std::clamp<std::uint64_t>((std::uint64_t(1) << 20) / std::max<std::size_t>(1, nblocks), 8, 64);
     std::mt19937_64 rng(0x5eed);
     std::vector<std::uint64_t> v(nblocks);
     double sum = 0, sq = 0;

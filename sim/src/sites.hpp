@@ -85,5 +85,4 @@ private:
     std::uint32_t m_generation = 1;
 };
 
-
 }  // namespace agpu::sim::detail

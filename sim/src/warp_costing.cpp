@@ -57,9 +57,10 @@ std::uint64_t coster::cost_accesses(const instruction& in, counts& c) {
         return 1;
     }
     const model::bank_cost cost = m_rules.shared(in.accesses, in.lanes);
-    model::add_shared(c, in.w == what::shared_load    ? model::shared_op::load
-                         : in.w == what::shared_store ? model::shared_op::store
-                                                      : model::shared_op::atomic,
+    model::add_shared(c,
+                      in.w == what::shared_load    ? model::shared_op::load
+                      : in.w == what::shared_store ? model::shared_op::store
+                                                   : model::shared_op::atomic,
                       1, cost);
     return cost.wf;
 }

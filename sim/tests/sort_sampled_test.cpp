@@ -51,7 +51,8 @@ TEST(SortSynth, RankCountsTheKeysBelowAValue) {
         std::sort(values.begin(), values.end());
         for (const std::uint64_t v : values)
             for (const bool inclusive : {false, true}) {
-                const auto want = std::uint64_t(inclusive ? std::upper_bound(b, e, v) - b : std::lower_bound(b, e, v) - b);
+                const auto want =
+                    std::uint64_t(inclusive ? std::upper_bound(b, e, v) - b : std::lower_bound(b, e, v) - b);
                 EXPECT_EQ(s.rank(r, v, inclusive, &cache), want) << "run " << r << " value " << v;
                 EXPECT_EQ(s.rank(r, v, inclusive, nullptr), want) << "run " << r << " value " << v;
             }
@@ -96,8 +97,8 @@ TEST(SortSampled, KnownPartAveragesTheStartsNearASplit) {
     est::detail::moves_memo memo;
     for (const bool read : {true, false})
         for (const std::uint64_t p : {std::uint64_t(4096), std::uint64_t(4103), std::uint64_t(4127)})
-            for (const std::uint64_t len : {std::uint64_t(40), std::uint64_t(127), std::uint64_t(1000), std::uint64_t(1025),
-                                            std::uint64_t(4096 + 5)}) {
+            for (const std::uint64_t len : {std::uint64_t(40), std::uint64_t(127), std::uint64_t(1000),
+                                            std::uint64_t(1025), std::uint64_t(4096 + 5)}) {
                 est::detail::moves_tally near{m, 32, false, 0, memo};
                 near.moves_near(read, p, len, chunk);
                 std::vector<est::detail::moments> each;
@@ -107,9 +108,10 @@ TEST(SortSampled, KnownPartAveragesTheStartsNearASplit) {
                     t.moves(read, start, end - start, chunk);
                     each.push_back(est::detail::moments_of(t.part));
                 }
-                for (const auto c : {model::counter::shared_store_bank_conflicts, model::counter::shared_load_wavefronts,
-                                     model::counter::global_load_blocks, model::counter::global_store_sectors,
-                                     model::counter::warp_instructions, model::counter::time_steps}) {
+                for (const auto c :
+                     {model::counter::shared_store_bank_conflicts, model::counter::shared_load_wavefronts,
+                      model::counter::global_load_blocks, model::counter::global_store_sectors,
+                      model::counter::warp_instructions, model::counter::time_steps}) {
                     const auto i = std::size_t(c);
                     double mean = 0, var = 0;
                     for (const auto& e : each) mean += e[i] / double(b);
@@ -156,7 +158,8 @@ void expect_synthesized_near_exact(std::uint64_t n, const std::vector<std::strin
         if (one_percent.empty() || std::find(one_percent.begin(), one_percent.end(), info.id) != one_percent.end()) {
             EXPECT_LE(rel, 0.01) << info.name << ": exact " << x << ", sampled " << y;
         }
-        EXPECT_LE(rel, err[std::size_t(info.id)] + 0.005) << info.name << ": reported error " << err[std::size_t(info.id)];
+        EXPECT_LE(rel, err[std::size_t(info.id)] + 0.005)
+            << info.name << ": reported error " << err[std::size_t(info.id)];
     }
 }
 
@@ -208,4 +211,3 @@ TEST(SortSampled, AutoPicksSampledForLargeSorts) {
     EXPECT_GT(sim::exact_simulation_estimate(a, dev, std::uint64_t(1) << 28, p), 1200.0);
     EXPECT_LT(sim::sampled_simulation_estimate(a, dev, std::uint64_t(1) << 28, p), 60.0);
 }
-

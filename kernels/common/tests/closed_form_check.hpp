@@ -38,7 +38,8 @@ inline checked_counts expect_counts_match(const model::device& d, const std::str
     EXPECT_NE(cf, nullptr) << algo;
     if (cf == nullptr) return r;
     r.exact = cf->costs(d.agpu, n, params);
-    for (const auto& [ctr, want] : r.exact) EXPECT_EQ(got[ctr], want) << r.where << ": counter " << model::info(ctr).name;
+    for (const auto& [ctr, want] : r.exact)
+        EXPECT_EQ(got[ctr], want) << r.where << ": counter " << model::info(ctr).name;
     if (cf->bounds) r.bounds = cf->bounds(d.agpu, n, params);
     r.ran = true;
     for (const auto& [ctr, low] : r.bounds.low) {

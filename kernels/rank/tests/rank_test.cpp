@@ -116,8 +116,8 @@ TEST(RankCorrect, EveryStructureOpAndSize) {
             for (const char* op : ops)
                 for (std::uint64_t n : sizes) {
                     const auto s = run(dev, algo, n, {std::string("op=") + op});
-                    EXPECT_TRUE(s.check.passed) << algo << " " << op << " on " << dev << " n=" << n << ": "
-                                                << s.check.detail;
+                    EXPECT_TRUE(s.check.passed)
+                        << algo << " " << op << " on " << dev << " n=" << n << ": " << s.check.detail;
                 }
 }
 

@@ -44,13 +44,19 @@ section cross_device_section(const std::string& fit_device, const std::vector<se
     c.id = "cross-device-seconds";
     c.title = "Measured and predicted seconds against n, per device";
     c.caption = "Filled circles measured, open squares predicted: the " + fit_device +
-                " runs in sample, the others from the " + fit_device + " constants and their own preset. Runs of the "
+                " runs in sample, the others from the " + fit_device +
+                " constants and their own preset. Runs of the "
                 "algorithms measured on both devices only.";
     std::set<std::string> other_algos;
     for (const auto& p : other_runs) other_algos.insert(p.algo);
     auto add = [&](const seconds_point& p) {
-        for (const auto& [kind, v] : {std::pair<const char*, double>{"measured", p.measured_s}, {"predicted", p.predicted_s}})
-            c.rows.push_back({{"algo", p.algo}, {"device", p.device}, {"n", p.n}, {"run", p.run_id}, {"kind", kind},
+        for (const auto& [kind, v] :
+             {std::pair<const char*, double>{"measured", p.measured_s}, {"predicted", p.predicted_s}})
+            c.rows.push_back({{"algo", p.algo},
+                              {"device", p.device},
+                              {"n", p.n},
+                              {"run", p.run_id},
+                              {"kind", kind},
                               {"seconds", v}});
     };
     for (const auto& p : fit_device_runs)
@@ -66,8 +72,9 @@ section cross_device_section(const std::string& fit_device, const std::vector<se
                   {"y", log_axis("seconds", "seconds")},
                   {"color", nominal("algo", "algorithm")},
                   {"shape", nominal("kind", "")},
-                  {"fill", {{"condition", {{"test", "datum.kind == 'measured'"}, {"field", "algo"}, {"type", "nominal"}}},
-                            {"value", "transparent"}}},
+                  {"fill",
+                   {{"condition", {{"test", "datum.kind == 'measured'"}, {"field", "algo"}, {"type", "nominal"}}},
+                    {"value", "transparent"}}},
                   {"tooltip", tooltip({"run", "device", "kind", "seconds"})}}}}}};
     s.add(std::move(c));
     return s;

@@ -14,18 +14,20 @@ double bytes_per_op(const model::device& d) {
 
 section devices_section(const std::vector<model::device>& devices) {
     section s{"devices", "The devices", {}};
-    s.add("Every device preset (`agpu devices`): the AGPU parameters p, b, M (words) and w (bits), k = p/b "
-          "multiprocessors, and the hardware figures the time model turns counts into seconds with. Hypothetical "
-          "devices change one H100 parameter. Bytes per operation is peak bandwidth over cores x clock: below a "
-          "kernel's bytes per operation the device is memory-bound.");
+    s.add(
+        "Every device preset (`agpu devices`): the AGPU parameters p, b, M (words) and w (bits), k = p/b "
+        "multiprocessors, and the hardware figures the time model turns counts into seconds with. Hypothetical "
+        "devices change one H100 parameter. Bytes per operation is peak bandwidth over cores x clock: below a "
+        "kernel's bytes per operation the device is memory-bound.");
     auto t = make_table("devices-table", "Device presets",
                         {"id", "name", "kind", "k", "b", "p", "M (words)", "w", "SM clock MHz", "bandwidth GB/s",
                          "launch us", "bytes per op"});
     chart c;
     c.id = "devices-bytes-per-op";
     c.title = "Peak bandwidth per core operation";
-    c.caption = "Bytes of DRAM bandwidth per core operation (peak bandwidth / (cores x clock)): older GPUs have more "
-                "bandwidth per operation, so a smaller tile already makes Floyd-Warshall compute-bound on them.";
+    c.caption =
+        "Bytes of DRAM bandwidth per core operation (peak bandwidth / (cores x clock)): older GPUs have more "
+        "bandwidth per operation, so a smaller tile already makes Floyd-Warshall compute-bound on them.";
     for (const auto& d : devices) {
         t.rows.push_back({d.id, d.name, d.kind, std::to_string(d.agpu.k()), std::to_string(d.agpu.b),
                           std::to_string(d.agpu.p), std::to_string(d.agpu.M), std::to_string(d.agpu.w),

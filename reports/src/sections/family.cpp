@@ -30,43 +30,59 @@ section family_section(const family_records& r) {
         chart c;
         c.id = id + "-scaling";
         c.title = r.family + ": AGPU time and I/O against n";
-        c.caption = "Solid lines and circles: the closed form on each device; dashed lines and squares: the simulator "
-                    "running the algorithm's own kernels at small n (where the closed form is exact the two coincide). "
-                    "time_steps is the busiest MP's steps summed over launches; io_blocks the b-word blocks moved.";
+        c.caption =
+            "Solid lines and circles: the closed form on each device; dashed lines and squares: the simulator "
+            "running the algorithm's own kernels at small n (where the closed form is exact the two coincide). "
+            "time_steps is the busiest MP's steps summed over launches; io_blocks the b-word blocks moved.";
         std::set<std::string> algos;
         for (const auto& p : r.scaling) {
             if (!(p.value > 0)) continue;  // log axes
             algos.insert(p.algo);
-            c.rows.push_back({{"algo", p.algo}, {"device", p.device}, {"source", p.source}, {"n", p.n},
-                              {"metric", p.metric}, {"value", p.value}});
+            c.rows.push_back({{"algo", p.algo},
+                              {"device", p.device},
+                              {"source", p.source},
+                              {"n", p.n},
+                              {"metric", p.metric},
+                              {"value", p.value}});
         }
         // Unfiltered layers (a filtered one is empty in some facet cells, and Vega warns of an infinite extent):
         // lines dashed by source, dots shaped by source.
         const json x = log_axis("n", "n"), y = log_axis("value", ""), color = nominal("device", "device");
         const json tips = tooltip({"algo", "device", "source", "n", "metric", "value"});
         json lines = {{"mark", {{"type", "line"}, {"strokeWidth", 1.5}}},
-                      {"encoding", {{"x", x}, {"y", y}, {"color", color}, {"strokeDash", nominal("source", "source")},
-                                    {"detail", nominal("source", "source")}}}};
-        json dots = {{"mark", {{"type", "point"}, {"filled", true}, {"size", 40}}},
-                     {"encoding", {{"x", x}, {"y", y}, {"color", color}, {"shape", nominal("source", "source")},
-                                   {"tooltip", tips}}}};
+                      {"encoding",
+                       {{"x", x},
+                        {"y", y},
+                        {"color", color},
+                        {"strokeDash", nominal("source", "source")},
+                        {"detail", nominal("source", "source")}}}};
+        json dots = {
+            {"mark", {{"type", "point"}, {"filled", true}, {"size", 40}}},
+            {"encoding",
+             {{"x", x}, {"y", y}, {"color", color}, {"shape", nominal("source", "source")}, {"tooltip", tips}}}};
         c.spec = {{"facet", {{"row", nominal("metric", "")}, {"column", nominal("algo", "")}}},
                   {"resolve", {{"scale", {{"y", "independent"}}}}},
-                  {"spec", {{"width", algos.size() > 3 ? 170 : 240}, {"height", 150}, {"layer", json::array({lines, dots})}}}};
+                  {"spec",
+                   {{"width", algos.size() > 3 ? 170 : 240}, {"height", 150}, {"layer", json::array({lines, dots})}}}};
         s.add(std::move(c));
     }
     if (!r.seconds.empty()) {
         chart c;
         c.id = id + "-seconds";
         c.title = r.family + ": measured against predicted seconds";
-        c.caption = "Each measured run (CUDA events, median) against the time model's prediction from its model "
-                    "counts and its device's preset; the dashed line is equality.";
+        c.caption =
+            "Each measured run (CUDA events, median) against the time model's prediction from its model "
+            "counts and its device's preset; the dashed line is equality.";
         auto t = make_table(id + "-seconds-table", r.family + ": prediction errors per algorithm and device",
                             {"algorithm", "device", "runs", "MAPE", "median", "worst", "worst run"});
         std::map<std::pair<std::string, std::string>, std::vector<const seconds_point*>> groups;
         for (const auto& p : r.seconds) {
-            c.rows.push_back({{"algo", p.algo}, {"device", p.device}, {"n", p.n}, {"run", p.run_id},
-                              {"measured_s", p.measured_s}, {"predicted_s", p.predicted_s},
+            c.rows.push_back({{"algo", p.algo},
+                              {"device", p.device},
+                              {"n", p.n},
+                              {"run", p.run_id},
+                              {"measured_s", p.measured_s},
+                              {"predicted_s", p.predicted_s},
                               {"error", (p.predicted_s - p.measured_s) / p.measured_s}});
             groups[{p.algo, p.device}].push_back(&p);
         }
@@ -80,8 +96,9 @@ section family_section(const family_records& r) {
         chart c;
         c.id = id + "-counters";
         c.title = r.family + ": simulated against measured counters";
-        c.caption = "Each run's counters summed over its launches: the simulator (same kernels, inputs and seed) "
-                    "against CUPTI on the GPU (symmetric log axes, so zeros show); on the dashed line they are equal.";
+        c.caption =
+            "Each run's counters summed over its launches: the simulator (same kernels, inputs and seed) "
+            "against CUPTI on the GPU (symmetric log axes, so zeros show); on the dashed line they are equal.";
         auto t = make_table(id + "-counters-table", r.family + ": simulated against measured, per counter",
                             {"counter", "runs", "equal", "max |difference|", "simulated total", "measured total"});
         struct sum {
@@ -90,8 +107,12 @@ section family_section(const family_records& r) {
         };
         std::map<std::string, sum> per;
         for (const auto& p : r.counters) {
-            c.rows.push_back({{"algo", p.algo}, {"counter", p.counter}, {"n", p.n}, {"run", p.run_id},
-                              {"simulated", p.simulated}, {"measured", p.measured}});
+            c.rows.push_back({{"algo", p.algo},
+                              {"counter", p.counter},
+                              {"n", p.n},
+                              {"run", p.run_id},
+                              {"simulated", p.simulated},
+                              {"measured", p.measured}});
             auto& x = per[p.counter];
             ++x.runs;
             x.equal += p.simulated == p.measured;
@@ -100,8 +121,8 @@ section family_section(const family_records& r) {
             x.meas += p.measured;
         }
         for (const auto& [name, x] : per)
-            t.rows.push_back({name, std::to_string(x.runs), std::to_string(x.equal), pct(x.worst), fmt(x.sim, 6),
-                              fmt(x.meas, 6)});
+            t.rows.push_back(
+                {name, std::to_string(x.runs), std::to_string(x.equal), pct(x.worst), fmt(x.sim, 6), fmt(x.meas, 6)});
         c.spec = parity_spec("simulated", "simulated", "measured", "measured (CUPTI)", "counter", "counter", c.rows,
                              "symlog", {"run", "counter", "simulated", "measured"}, "algo");
         s.add(std::move(c));
@@ -168,8 +189,8 @@ std::vector<section> family_sections(const report_context& ctx) {
             if (!cf_counts) continue;
             for (auto c : {counter::time_steps, counter::io_blocks})
                 if (cf_counts->count(c))
-                    se.points.push_back({key, se.device, "closed form", n, std::string(model::info(c).name),
-                                         double(cf_counts->at(c))});
+                    se.points.push_back(
+                        {key, se.device, "closed form", n, std::string(model::info(c).name), double(cf_counts->at(c))});
             if (!simulate || simulated >= scaling_points_per_series) continue;
             model::counts partial;
             for (const auto& [c, v] : *cf_counts) partial[c] = v;
@@ -185,12 +206,12 @@ std::vector<section> family_sections(const report_context& ctx) {
                                          " failed its check: " + s.check.detail);
                 const auto tot = s.record.totals();
                 for (auto c : {counter::time_steps, counter::io_blocks})
-                    se.points.push_back({key, se.device, "simulator", n, std::string(model::info(c).name), double(tot[c])});
+                    se.points.push_back(
+                        {key, se.device, "simulator", n, std::string(model::info(c).name), double(tot[c])});
                 ++simulated;
             } catch (const kernel_error&) {
                 // the device cannot run the default parameters (a block or tile above its limits)
-            } catch (const input_error&) {
-            }
+            } catch (const input_error&) {}
         }
     });
     for (auto& se : all) {
@@ -205,13 +226,16 @@ std::vector<section> family_sections(const report_context& ctx) {
     for (const auto& [family, runs] : left_out) {
         std::string list;
         for (const auto& r : runs) list += (list.empty() ? "" : "; ") + r;
-        families[family].notes.push_back("Counters not compared here, for want of time (`agpu compare --data DIR` "
-                                         "compares every launch of a dataset): " + list + ".");
+        families[family].notes.push_back(
+            "Counters not compared here, for want of time (`agpu compare --data DIR` "
+            "compares every launch of a dataset): " +
+            list + ".");
     }
     for (auto& [name, f] : families) {
         if (f.formulas.empty()) continue;  // a GPU-only family (baselines)
         if (f.seconds.empty())
-            f.notes.push_back("No measured run of " + name + " is among the datasets reported on (`agpu report "
+            f.notes.push_back("No measured run of " + name +
+                              " is among the datasets reported on (`agpu report "
                               "--data DIR...` chooses them; by default the fit's datasets and the device's sort "
                               "counters dataset).");
         const std::string note = family_settings(name).measured_note;

@@ -13,19 +13,22 @@ namespace fs = std::filesystem;
 
 section fit_section(const model::time_fit& used, const validate::fit_report& refit) {
     section s{"fit", "The time model's fit and its errors", {}};
-    s.add("Seconds = c_launch x launches x launch overhead + max(memory: c_dram x DRAM sectors x 32 B / bandwidth + "
-          "c_l2 x blocks the L2 serves beyond DRAM's / (SMs x clock), issue: c_step x (time_steps - bank-conflict wavefronts / SMs) / clock + "
-          "c_shared x bank-conflict wavefronts / (SMs x clock), c_shared = 1: the shared pipeline's rate, not fitted, "
-          "dispatch: c_blocks x thread blocks / (SMs x clock)) + "
-          "(c_latency x steps + c_dram_latency x DRAM atoms + c_l2_latency x sectors first read from the "
-          "L2) / clock for launches of less than a warp + c_atomic x atomic sectors / "
-          "clock + (c_chain x chain waits + c_collective x chain collectives) / clock (each launch's heaviest block's "
-          "waits per warp, barriers, loads and atomics, and its warp collectives per warp), where a run whose footprint fits in the L2 moves at most its footprint from DRAM "
-          "(`model/include/agpu/model/time_model.hpp`). Every prediction in this report uses the "
-          "constants of " + (used.source.empty() ? std::string("the committed fit (model/fits/h100.json)") : used.source) +
-          ", fitted on " + used.device + " on " + used.date + ".");
-    auto c = make_table("fit-constants", "Constants",
-                        {"term", "used", "refitted here", "meaning"});
+    s.add(
+        "Seconds = c_launch x launches x launch overhead + max(memory: c_dram x DRAM sectors x 32 B / bandwidth + "
+        "c_l2 x blocks the L2 serves beyond DRAM's / (SMs x clock), issue: c_step x (time_steps - bank-conflict "
+        "wavefronts / SMs) / clock + "
+        "c_shared x bank-conflict wavefronts / (SMs x clock), c_shared = 1: the shared pipeline's rate, not fitted, "
+        "dispatch: c_blocks x thread blocks / (SMs x clock)) + "
+        "(c_latency x steps + c_dram_latency x DRAM atoms + c_l2_latency x sectors first read from the "
+        "L2) / clock for launches of less than a warp + c_atomic x atomic sectors / "
+        "clock + (c_chain x chain waits + c_collective x chain collectives) / clock (each launch's heaviest block's "
+        "waits per warp, barriers, loads and atomics, and its warp collectives per warp), where a run whose footprint "
+        "fits in the L2 moves at most its footprint from DRAM "
+        "(`model/include/agpu/model/time_model.hpp`). Every prediction in this report uses the "
+        "constants of " +
+        (used.source.empty() ? std::string("the committed fit (model/fits/h100.json)") : used.source) + ", fitted on " +
+        used.device + " on " + used.date + ".");
+    auto c = make_table("fit-constants", "Constants", {"term", "used", "refitted here", "meaning"});
     for (const auto& t : model::time_term_table)
         c.rows.push_back({std::string(t.name), fmt(used.constants[std::size_t(t.id)], 4),
                           refit.data.samples.empty() ? "-" : fmt(refit.fit.constants[std::size_t(t.id)], 4),
@@ -35,12 +38,13 @@ section fit_section(const model::time_fit& used, const validate::fit_report& ref
         s.add("No measured runs could be counted, so nothing was refitted.");
         return s;
     }
-    s.add("Refitted here on " + std::to_string(refit.data.samples.size()) + " runs of " + std::to_string(refit.fit.datasets.size()) +
-          " datasets (" + std::to_string(refit.data.skipped.size()) +
+    s.add("Refitted here on " + std::to_string(refit.data.samples.size()) + " runs of " +
+          std::to_string(refit.fit.datasets.size()) + " datasets (" + std::to_string(refit.data.skipped.size()) +
           " skipped: GPU-only baselines, incomplete runs, or runs whose counts need too long a simulation). "
           "Errors are |predicted - measured| / measured; held out means predicted by constants fitted without that "
           "algorithm, or without that decade of n.");
-    auto e = make_table("fit-errors", "Errors of the refitted constants", {"evaluation", "runs", "MAPE", "median", "worst", "R2 (log)", "worst run"});
+    auto e = make_table("fit-errors", "Errors of the refitted constants",
+                        {"evaluation", "runs", "MAPE", "median", "worst", "R2 (log)", "worst run"});
     auto row = [&](const std::string& name, const validate::error_stats& st) {
         e.rows.push_back({name, std::to_string(st.count), pct(st.mape), pct(st.median_ape), pct(st.worst_ape),
                           fmt(st.r2, 3), st.worst_run});
@@ -53,15 +57,20 @@ section fit_section(const model::time_fit& used, const validate::fit_report& ref
     chart ch;
     ch.id = "fit-ratio";
     ch.title = "Predicted over measured seconds, in sample and held out";
-    ch.caption = "Each run's predicted / measured time against n: in sample, with its algorithm held out of the fit, "
-                 "and with its decade of n held out. 1 is exact; the dashed lines are x2 either way.";
+    ch.caption =
+        "Each run's predicted / measured time against n: in sample, with its algorithm held out of the fit, "
+        "and with its decade of n held out. 1 is exact; the dashed lines are x2 either way.";
     const auto& samples = refit.data.samples;
     auto add = [&](const std::string& evaluation, const std::vector<double>& predicted) {
         for (std::size_t i = 0; i < samples.size() && i < predicted.size(); ++i) {
             if (!(predicted[i] > 0) || !std::isfinite(predicted[i])) continue;
-            ch.rows.push_back({{"evaluation", evaluation}, {"algo", samples[i].algo}, {"n", samples[i].n},
-                               {"run", samples[i].run_id}, {"measured_s", samples[i].measured_s},
-                               {"predicted_s", predicted[i]}, {"ratio", predicted[i] / samples[i].measured_s}});
+            ch.rows.push_back({{"evaluation", evaluation},
+                               {"algo", samples[i].algo},
+                               {"n", samples[i].n},
+                               {"run", samples[i].run_id},
+                               {"measured_s", samples[i].measured_s},
+                               {"predicted_s", predicted[i]},
+                               {"ratio", predicted[i] / samples[i].measured_s}});
         }
     };
     add("in sample", refit.in_sample.predicted);

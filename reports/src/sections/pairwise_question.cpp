@@ -19,21 +19,24 @@ section pairwise_question(const std::string& device, const std::vector<pairwise_
     const auto& lo = rows.front();
     const auto& hi = rows.back();
     const double passes_hi = hi.array_blocks > 0 ? hi.io_blocks / hi.array_blocks : 0;
-    s.add("The source's reduction runs log2 N rounds, each a kernel that copies the array and a kernel that compares "
-          "pairs, and calls the result O(log N). On the AGPU model every round moves the whole array (N/b blocks "
-          "read and written, more than once), so the I/O is Theta((N/b) log N) blocks, and each of the 2 log2 N "
-          "launches costs a fixed overhead: log N describes the time only while the launch overheads hide the "
-          "array's traffic, a few hundred thousand values on an H100. On " + device + " from n = " + pow2(lo.n) + " to n = " + pow2(hi.n) + " log2 N grows " +
-          fmt(std::log2(double(hi.n)) / std::log2(double(lo.n))) + "x, but the predicted time grows " +
-          fmt(hi.predicted_s / lo.predicted_s) + "x: at n = " + pow2(hi.n) + " the run moves " + fmt(hi.io_blocks) +
-          " blocks, " + fmt(passes_hi) + " times the array, in " + fmt(hi.launches) + " launches.");
+    s.add(
+        "The source's reduction runs log2 N rounds, each a kernel that copies the array and a kernel that compares "
+        "pairs, and calls the result O(log N). On the AGPU model every round moves the whole array (N/b blocks "
+        "read and written, more than once), so the I/O is Theta((N/b) log N) blocks, and each of the 2 log2 N "
+        "launches costs a fixed overhead: log N describes the time only while the launch overheads hide the "
+        "array's traffic, a few hundred thousand values on an H100. On " +
+        device + " from n = " + pow2(lo.n) + " to n = " + pow2(hi.n) + " log2 N grows " +
+        fmt(std::log2(double(hi.n)) / std::log2(double(lo.n))) + "x, but the predicted time grows " +
+        fmt(hi.predicted_s / lo.predicted_s) + "x: at n = " + pow2(hi.n) + " the run moves " + fmt(hi.io_blocks) +
+        " blocks, " + fmt(passes_hi) + " times the array, in " + fmt(hi.launches) + " launches.");
     auto t = make_table("q-pairwise-table", "stats/pairwise against n on " + device,
                         {"n", "log2 n", "launches", "io_blocks", "io_blocks / array blocks", "predicted s",
                          "measured s", "stats/fused measured s"});
     chart c;
     c.id = "q-pairwise-seconds";
     c.title = "stats/pairwise seconds against n, and what O(log N) would be";
-    c.caption = "Measured (" + device + ") and predicted seconds of the source's pairwise reduction, the one-pass "
+    c.caption = "Measured (" + device +
+                ") and predicted seconds of the source's pairwise reduction, the one-pass "
                 "stats/fused for comparison, and c log2 N through the smallest n's prediction: the measured time "
                 "leaves the log N curve once the array no longer fits in a few launches' worth of time.";
     for (const auto& r : rows) {
@@ -43,8 +46,8 @@ section pairwise_question(const std::string& device, const std::vector<pairwise_
                           r.measured_pairwise_s ? fmt(*r.measured_pairwise_s, 4) : "-",
                           r.measured_fused_s ? fmt(*r.measured_fused_s, 4) : "-"});
         c.rows.push_back({{"n", r.n}, {"series", "stats/pairwise predicted"}, {"seconds", r.predicted_s}});
-        c.rows.push_back({{"n", r.n}, {"series", "c log2 N"},
-                          {"seconds", lo.predicted_s * lg / std::log2(double(lo.n))}});
+        c.rows.push_back(
+            {{"n", r.n}, {"series", "c log2 N"}, {"seconds", lo.predicted_s * lg / std::log2(double(lo.n))}});
         if (r.measured_pairwise_s)
             c.rows.push_back({{"n", r.n}, {"series", "stats/pairwise measured"}, {"seconds", *r.measured_pairwise_s}});
         if (r.measured_fused_s)
@@ -91,7 +94,8 @@ std::vector<section> pairwise_sections(const report_context& ctx) {
         r.launches = double(mc.totals[counter::launches]);
         r.io_blocks = double(mc.totals[counter::io_blocks]);
         r.array_blocks = std::ceil(double(n) / fit_dev.agpu.b);
-        r.predicted_s = model::predict_seconds(model::time_features(mc.totals, fit_dev, mc.footprint_bytes), fit.constants);
+        r.predicted_s =
+            model::predict_seconds(model::time_features(mc.totals, fit_dev, mc.footprint_bytes), fit.constants);
         if (measured_pairwise.count(n)) r.measured_pairwise_s = measured_pairwise.at(n);
         if (measured_fused.count(n)) r.measured_fused_s = measured_fused.at(n);
         rows[n] = r;
@@ -101,7 +105,8 @@ std::vector<section> pairwise_sections(const report_context& ctx) {
     return {pairwise_question(fit_dev.id, list)};
 }
 
-AGPU_REGISTER_REPORT_SECTION({"q-pairwise", 60, "the source papers' questions: pairwise statistics", pairwise_sections});
+AGPU_REGISTER_REPORT_SECTION({"q-pairwise", 60, "the source papers' questions: pairwise statistics",
+                              pairwise_sections});
 
 }  // namespace
 }  // namespace agpu::reports

@@ -27,31 +27,36 @@ sampled_records read_sampled_table(const fs::path& dir) {
     r.source = path.generic_string();
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        r.missing = "no " + r.source + " (validate/scripts/sampled-table.py --out " + dir.generic_string() + " makes it)";
+        r.missing =
+            "no " + r.source + " (validate/scripts/sampled-table.py --out " + dir.generic_string() + " makes it)";
         return r;
     }
     std::string line;
-    if (!std::getline(in, line) || line != header) throw input_error(r.source + ":1", std::string("the header must be: ") + header);
+    if (!std::getline(in, line) || line != header)
+        throw input_error(r.source + ":1", std::string("the header must be: ") + header);
     std::vector<std::string> f;
     for (std::size_t lineno = 2; std::getline(in, line); ++lineno) {
         if (line.empty()) continue;
         const std::string where = r.source + ":" + std::to_string(lineno);
         if (!validate::split_csv(line, f)) throw input_error(where, "unterminated quoted field");
         if (f.size() != columns)
-            throw input_error(where, "expected " + std::to_string(columns) + " columns, got " + std::to_string(f.size()));
-        if (f[0] != schema) throw input_error(where + ": column schema", "this agpu reads " + std::string(schema) + ", got '" + f[0] + "'");
+            throw input_error(where,
+                              "expected " + std::to_string(columns) + " columns, got " + std::to_string(f.size()));
+        if (f[0] != schema)
+            throw input_error(where + ": column schema",
+                              "this agpu reads " + std::string(schema) + ", got '" + f[0] + "'");
         auto number = [&](std::size_t i, const char* name) {
             try {
                 std::size_t used = 0;
                 const double v = std::stod(f[i], &used);
                 if (used == f[i].size() && std::isfinite(v)) return v;
-            } catch (const std::exception&) {
-            }
+            } catch (const std::exception&) {}
             throw input_error(where + ": column " + name, "must be a finite number, got '" + f[i] + "'");
         };
         auto count = [&](std::size_t i, const char* name) {
             const double v = number(i, name);
-            if (v < 0 || v != std::floor(v)) throw input_error(where + ": column " + name, "must be a non-negative integer, got '" + f[i] + "'");
+            if (v < 0 || v != std::floor(v))
+                throw input_error(where + ": column " + name, "must be a non-negative integer, got '" + f[i] + "'");
             return std::uint64_t(v);
         };
         sampled_counter c;
@@ -87,12 +92,14 @@ sampled_records read_sampled_table(const fs::path& dir) {
         throw input_error(prov_path.generic_string() + ": field schema", "must be agpu.sampled-provenance/1");
     const auto& host = p.value("host", json::object());
     std::string load;
-    if (host.contains("load_average_before") && host["load_average_before"].is_array() && !host["load_average_before"].empty())
+    if (host.contains("load_average_before") && host["load_average_before"].is_array() &&
+        !host["load_average_before"].empty())
         load = ", load " + fmt(host["load_average_before"][0].get<double>()) + " at the start";
     r.provenance = "Measured " + p.value("started", std::string("(no date)")) + " to " +
-                   p.value("finished", std::string("(no date)")) + " on " + host.value("cpu", std::string("(unknown CPU)")) +
-                   ", " + std::to_string(host.value("cores", 0)) + " cores" + load + ", by " +
-                   p.value("agpu_version", std::string("(unknown agpu)")) + ": `" + p.value("command", std::string()) + "`.";
+                   p.value("finished", std::string("(no date)")) + " on " +
+                   host.value("cpu", std::string("(unknown CPU)")) + ", " + std::to_string(host.value("cores", 0)) +
+                   " cores" + load + ", by " + p.value("agpu_version", std::string("(unknown agpu)")) + ": `" +
+                   p.value("command", std::string()) + "`.";
     return r;
 }
 
@@ -111,13 +118,15 @@ std::string pct_fixed(double fraction, int decimals) {
 
 section sampled_section(const sampled_records& r) {
     section s{"sampled", "Sampled simulation against exact", {}};
-    s.add("Sampled mode (`agpu simulate|predict --mode sampled`) records the first and last blocks of a launch and one "
-          "block drawn from each of 48 strata of the rest, extrapolates every summed counter from them (the stratified "
-          "estimator) and reports each one's 95% error; the sorts' large runs synthesize their inputs, and some "
-          "launches skip the blocks they do not record (sim/README.md, \"Sampled mode\"). Here each row ran "
-          "`agpu simulate --mode exact` and `--mode sampled` at a mid size and compared every counter of the totals.");
+    s.add(
+        "Sampled mode (`agpu simulate|predict --mode sampled`) records the first and last blocks of a launch and one "
+        "block drawn from each of 48 strata of the rest, extrapolates every summed counter from them (the stratified "
+        "estimator) and reports each one's 95% error; the sorts' large runs synthesize their inputs, and some "
+        "launches skip the blocks they do not record (sim/README.md, \"Sampled mode\"). Here each row ran "
+        "`agpu simulate --mode exact` and `--mode sampled` at a mid size and compared every counter of the totals.");
     if (r.counters.empty()) {
-        s.add("No sampled-against-exact table to show: " + (r.missing.empty() ? std::string("no rows") : r.missing) + ".");
+        s.add("No sampled-against-exact table to show: " + (r.missing.empty() ? std::string("no rows") : r.missing) +
+              ".");
         return s;
     }
     struct row {
@@ -180,10 +189,10 @@ section sampled_section(const sampled_records& r) {
     s.add("Data: `" + r.source + "` (one row per algorithm row and counter). " + r.provenance +
           " Wall times are of one run each on a host shared with other work: indicative only.");
 
-    auto t = make_table("sampled-table", "Sampled against exact, every counter of the totals",
-                        {"algorithm, params", "n", "exact s", "sampled s", "speed-up", "blocks recorded",
-                         "time_steps error", "its reported 95%", "worst counter error", "largest reported 95%",
-                         "within " + pct(sampled_tolerance)});
+    auto t = make_table(
+        "sampled-table", "Sampled against exact, every counter of the totals",
+        {"algorithm, params", "n", "exact s", "sampled s", "speed-up", "blocks recorded", "time_steps error",
+         "its reported 95%", "worst counter error", "largest reported 95%", "within " + pct(sampled_tolerance)});
     for (const auto& x : rows) {
         const auto& c = *x.first;
         const double speedup = c.sampled_s > 0 ? c.exact_s / c.sampled_s : 0;
@@ -192,11 +201,12 @@ section sampled_section(const sampled_records& r) {
         char secs[2][32];
         std::snprintf(secs[0], sizeof secs[0], "%.1f", c.exact_s);
         std::snprintf(secs[1], sizeof secs[1], "%.1f", c.sampled_s);
-        const std::string worst = x.worst ? pct_fixed(std::fabs(x.worst->relative_error), 3) + " (" + x.worst->counter + ")"
-                                          : pct_fixed(0, 3) + " (-)";
-        const std::string within = x.above.empty() ? "yes (" + std::to_string(x.within) + "/" + std::to_string(x.counters) + ")"
-                                                   : "NO: " + std::to_string(x.above.size()) + " of " +
-                                                         std::to_string(x.counters) + " above";
+        const std::string worst = x.worst
+                                      ? pct_fixed(std::fabs(x.worst->relative_error), 3) + " (" + x.worst->counter + ")"
+                                      : pct_fixed(0, 3) + " (-)";
+        const std::string within =
+            x.above.empty() ? "yes (" + std::to_string(x.within) + "/" + std::to_string(x.counters) + ")"
+                            : "NO: " + std::to_string(x.above.size()) + " of " + std::to_string(x.counters) + " above";
         t.rows.push_back({name(c), std::to_string(c.n), secs[0], secs[1], speed,
                           std::to_string(c.blocks_recorded) + "/" + std::to_string(c.blocks_total),
                           x.time ? pct_fixed(std::fabs(x.time->relative_error), 3) : "-",
@@ -208,9 +218,10 @@ section sampled_section(const sampled_records& r) {
     auto pc = make_table("sampled-counters", "Each counter's worst error over the rows",
                          {"counter", "rows", "within " + pct(sampled_tolerance), "worst error", "its row"});
     for (const auto& [counter, x] : counters)
-        pc.rows.push_back({counter, std::to_string(x.rows), std::to_string(x.within),
-                           pct_fixed(std::fabs(x.worst->relative_error), 3),
-                           std::fabs(x.worst->relative_error) > 0 ? name(*x.worst) + " n=" + std::to_string(x.worst->n) : "-"});
+        pc.rows.push_back(
+            {counter, std::to_string(x.rows), std::to_string(x.within),
+             pct_fixed(std::fabs(x.worst->relative_error), 3),
+             std::fabs(x.worst->relative_error) > 0 ? name(*x.worst) + " n=" + std::to_string(x.worst->n) : "-"});
     s.add(std::move(pc));
     return s;
 }

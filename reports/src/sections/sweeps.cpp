@@ -16,27 +16,35 @@ namespace agpu::reports {
 section sweeps_section(const std::string& base_device, const std::vector<sweep_point>& points,
                        const std::vector<std::string>& notes) {
     section s{"sweeps", "Hypothetical devices", {}};
-    s.add("Predicted seconds on " + base_device + " with one parameter changed at a time (`agpu predict --sweep`): "
+    s.add("Predicted seconds on " + base_device +
+          " with one parameter changed at a time (`agpu predict --sweep`): "
           "b (banks and p = k b follow), M (shared words), p (the SM count follows), the SM clock and the DRAM "
           "bandwidth; counts from the closed forms, seconds from the time model. A speed-up above 1 is faster than " +
           base_device + ".");
     chart c;
     c.id = "sweeps-speedup";
     c.title = "Speed-up over " + base_device + " as one parameter changes";
-    c.caption = "x: the parameter over its " + base_device + " value; y: " + base_device +
-                " seconds over the hypothetical device's. Memory-bound runs follow bandwidth, step-bound runs the clock "
-                "and p; b and M change the counts themselves.";
+    c.caption =
+        "x: the parameter over its " + base_device + " value; y: " + base_device +
+        " seconds over the hypothetical device's. Memory-bound runs follow bandwidth, step-bound runs the clock "
+        "and p; b and M change the counts themselves.";
     auto t = make_table("sweeps-presets", "Hypothetical presets against " + base_device,
                         {"algorithm", "n", "device", base_device + " seconds", "seconds", "speed-up", "bound"});
     for (const auto& p : points) {
         const double speedup = p.seconds > 0 ? p.base_seconds / p.seconds : 0;
         if (p.param == "preset") {
-            t.rows.push_back({p.algo, pow2(p.n), p.device, fmt(p.base_seconds, 4), fmt(p.seconds, 4), fmt(speedup, 3), p.bound});
+            t.rows.push_back(
+                {p.algo, pow2(p.n), p.device, fmt(p.base_seconds, 4), fmt(p.seconds, 4), fmt(speedup, 3), p.bound});
             continue;
         }
-        c.rows.push_back({{"algo", p.algo + " n=" + pow2(p.n)}, {"param", p.param}, {"device", p.device},
-                          {"value", p.value}, {"relative", p.base_value > 0 ? p.value / p.base_value : 0},
-                          {"seconds", p.seconds}, {"speedup", speedup}, {"bound", p.bound}});
+        c.rows.push_back({{"algo", p.algo + " n=" + pow2(p.n)},
+                          {"param", p.param},
+                          {"device", p.device},
+                          {"value", p.value},
+                          {"relative", p.base_value > 0 ? p.value / p.base_value : 0},
+                          {"seconds", p.seconds},
+                          {"speedup", speedup},
+                          {"bound", p.bound}});
     }
     c.spec = {{"facet", {{"column", nominal("param", "")}}},
               {"spec",
@@ -44,10 +52,16 @@ section sweeps_section(const std::string& base_device, const std::vector<sweep_p
                 {"height", 220},
                 {"mark", {{"type", "line"}, {"point", true}}},
                 {"encoding",
-                 {{"x", {{"field", "relative"}, {"type", "quantitative"}, {"title", "value / base"},
-                         {"scale", {{"type", "log"}, {"base", 2}}}}},
-                  {"y", {{"field", "speedup"}, {"type", "quantitative"}, {"title", "speed-up"},
-                         {"scale", {{"type", "log"}, {"base", 2}}}}},
+                 {{"x",
+                   {{"field", "relative"},
+                    {"type", "quantitative"},
+                    {"title", "value / base"},
+                    {"scale", {{"type", "log"}, {"base", 2}}}}},
+                  {"y",
+                   {{"field", "speedup"},
+                    {"type", "quantitative"},
+                    {"title", "speed-up"},
+                    {"scale", {{"type", "log"}, {"base", 2}}}}},
                   {"color", nominal("algo", "run")},
                   {"tooltip", tooltip({"device", "value", "seconds", "speedup", "bound"})}}}}}};
     if (!c.rows.empty()) s.add(std::move(c));
@@ -67,14 +81,20 @@ std::vector<section> sweeps_sections(const report_context& ctx) {
         std::vector<std::string> params;
     };
     // Closed forms only (instant at paper scale); a device whose counts would need the simulator is noted.
-    const std::vector<run_at> runs = {{"stats/pairwise", 1ull << 28, {}}, {"stats/fused", 1ull << 28, {}},
-                                      {"scan/work-efficient", 1ull << 28, {}}, {"apsp/blocked", 4096, {}},
+    const std::vector<run_at> runs = {{"stats/pairwise", 1ull << 28, {}},
+                                      {"stats/fused", 1ull << 28, {}},
+                                      {"scan/work-efficient", 1ull << 28, {}},
+                                      {"apsp/blocked", 4096, {}},
                                       {"rank/interleaved", 1ull << 32, {"op=build"}}};
-    const std::vector<std::pair<std::string, std::vector<double>>> factors = {
-        {"bandwidth", {0.5, 1, 2, 4}}, {"clock", {0.5, 1, 2}}, {"p", {0.5, 1, 2}}, {"b", {0.5, 1, 2}}, {"M", {0.25, 0.5, 1, 2}}};
+    const std::vector<std::pair<std::string, std::vector<double>>> factors = {{"bandwidth", {0.5, 1, 2, 4}},
+                                                                              {"clock", {0.5, 1, 2}},
+                                                                              {"p", {0.5, 1, 2}},
+                                                                              {"b", {0.5, 1, 2}},
+                                                                              {"M", {0.25, 0.5, 1, 2}}};
     std::vector<sweep_point> points;
     std::vector<std::string> notes;
-    auto seconds_on = [&](const sim::algorithm& a, const model::device& d, std::uint64_t n, const model::param_values& p,
+    auto seconds_on = [&](const sim::algorithm& a, const model::device& d, std::uint64_t n,
+                          const model::param_values& p,
                           std::vector<std::string>& out_notes) -> std::optional<std::pair<double, std::string>> {
         try {
             const auto mc = sim::count_run(a, d, n, p, 1, closed_form_only());
@@ -83,7 +103,7 @@ std::vector<section> sweeps_sections(const report_context& ctx) {
                              std::string(model::info(model::dominant_bound(features, fit.constants)).name)};
         } catch (const sim::simulation_too_long&) {
             out_notes.push_back(a.spec.key + " n=" + std::to_string(n) + " on " + d.id +
-                            ": left out (its closed form does not give every counter the time model reads there).");
+                                ": left out (its closed form does not give every counter the time model reads there).");
         } catch (const input_error& e) {
             out_notes.push_back(a.spec.key + " on " + d.id + ": " + e.what() + ".");
         } catch (const kernel_error& e) {
@@ -121,7 +141,8 @@ std::vector<section> sweeps_sections(const report_context& ctx) {
                     continue;
                 }
                 if (const auto x = seconds_on(a, d, r.n, params, my_notes))
-                    my_points.push_back({r.algo, r.n, param, d.id, v, base_value(param), x->first, base->first, x->second});
+                    my_points.push_back(
+                        {r.algo, r.n, param, d.id, v, base_value(param), x->first, base->first, x->second});
             }
         for (const auto& d : model::presets()) {
             if (d.kind != "hypothetical" || d.base != fit_dev.id) continue;

@@ -24,13 +24,15 @@ section tile_question(const std::vector<model::device>& devices, std::uint64_t n
     section s{"q-tile", "Which tile size each device needs for Floyd-Warshall", {}};
     AGPU_CHECK(!tiles.empty(), "tile_question: no tiles");
     const double d = element_bytes;
-    s.add("Blocked Floyd-Warshall with t x t tiles held on chip moves N_b = d (4n^3/t - 2n^2) bytes and does N_c = "
-          "2n(n^2 - 2t + 1) operations (one add and one min per update), so N_b/N_c is about 2d/t bytes per "
-          "operation. The run is bound by arithmetic rather than memory when N_b/N_c is below the device's bytes of "
-          "bandwidth per operation (peak bandwidth / (cores x clock)); the tile each device needs is the smallest t "
-          "that gets there, here at n = " + std::to_string(n) + " with d = " + std::to_string(element_bytes) +
-          "-byte distances. A tile must also fit: the non-pivot update holds three t x t tiles in one block's shared "
-          "memory.");
+    s.add(
+        "Blocked Floyd-Warshall with t x t tiles held on chip moves N_b = d (4n^3/t - 2n^2) bytes and does N_c = "
+        "2n(n^2 - 2t + 1) operations (one add and one min per update), so N_b/N_c is about 2d/t bytes per "
+        "operation. The run is bound by arithmetic rather than memory when N_b/N_c is below the device's bytes of "
+        "bandwidth per operation (peak bandwidth / (cores x clock)); the tile each device needs is the smallest t "
+        "that gets there, here at n = " +
+        std::to_string(n) + " with d = " + std::to_string(element_bytes) +
+        "-byte distances. A tile must also fit: the non-pivot update holds three t x t tiles in one block's shared "
+        "memory.");
     std::vector<std::string> cols = {"device", "bytes per op"};
     for (int t : tiles) cols.push_back("N_b/N_c t=" + std::to_string(t));
     cols.insert(cols.end(), {"smallest t", "largest t that fits (3 t^2 d bytes)"});
@@ -38,9 +40,10 @@ section tile_question(const std::vector<model::device>& devices, std::uint64_t n
     chart c;
     c.id = "q-tile";
     c.title = "N_b/N_c against the tile size, and each device's bytes per operation";
-    c.caption = "The line is Floyd-Warshall's bytes per operation at tile side t (the same on every device); each "
-                "horizontal rule is a device's bandwidth per operation. A device needs the smallest t whose point "
-                "lies below its rule.";
+    c.caption =
+        "The line is Floyd-Warshall's bytes per operation at tile side t (the same on every device); each "
+        "horizontal rule is a device's bandwidth per operation. A device needs the smallest t whose point "
+        "lies below its rule.";
     for (int t : tiles)
         c.rows.push_back({{"kind", "tile"}, {"t", t}, {"bytes_per_op", fw_bytes_per_op(n, t, element_bytes)}});
     std::vector<std::string> answers;
@@ -70,7 +73,11 @@ section tile_question(const std::vector<model::device>& devices, std::uint64_t n
     json line = {{"transform", json::array({{{"filter", "datum.kind == 'tile'"}}})},
                  {"mark", {{"type", "line"}, {"point", true}, {"color", "#333"}}},
                  {"encoding",
-                  {{"x", {{"field", "t"}, {"type", "quantitative"}, {"title", "tile side t"}, {"scale", {{"type", "log"}, {"base", 2}}}}},
+                  {{"x",
+                    {{"field", "t"},
+                     {"type", "quantitative"},
+                     {"title", "tile side t"},
+                     {"scale", {{"type", "log"}, {"base", 2}}}}},
                    {"y", log_axis("bytes_per_op", "bytes per operation")},
                    {"tooltip", tooltip({"t", "bytes_per_op"})}}}};
     json rules = {{"transform", json::array({{{"filter", "datum.kind == 'device'"}}})},

@@ -18,21 +18,21 @@ namespace agpu::model {
 
 // What the time model needs beyond (p, b, M, w). Units are in the names.
 struct hardware {
-    std::string compute_capability;         // "9.0"
-    std::uint32_t sm_count = 0;             // streaming multiprocessors (= k)
-    std::uint32_t cores_per_sm = 0;         // FP32 lanes per SM
-    std::uint32_t warp_width = 0;           // threads per warp
+    std::string compute_capability;  // "9.0"
+    std::uint32_t sm_count = 0;      // streaming multiprocessors (= k)
+    std::uint32_t cores_per_sm = 0;  // FP32 lanes per SM
+    std::uint32_t warp_width = 0;    // threads per warp
     std::uint32_t max_threads_per_block = 0;
     std::uint32_t max_threads_per_sm = 0;
-    double sm_clock_mhz = 0;                // boost clock
-    double mem_clock_mhz = 0;               // memory clock as NVIDIA reports it
-    double mem_bandwidth_gbs = 0;           // peak DRAM bandwidth, 1e9 bytes/s
-    std::uint64_t l2_bytes = 0;             // 0 where there is no L2
+    double sm_clock_mhz = 0;       // boost clock
+    double mem_clock_mhz = 0;      // memory clock as NVIDIA reports it
+    double mem_bandwidth_gbs = 0;  // peak DRAM bandwidth, 1e9 bytes/s
+    std::uint64_t l2_bytes = 0;    // 0 where there is no L2
     std::uint64_t smem_per_sm_bytes = 0;
-    std::uint64_t smem_per_block_bytes = 0; // the most one thread block may use
+    std::uint64_t smem_per_block_bytes = 0;  // the most one thread block may use
     std::uint32_t banks = 0;
     std::uint32_t bank_width_bytes = 0;
-    double launch_overhead_us = 0;          // estimate: empty-kernel launch to completion
+    double launch_overhead_us = 0;  // estimate: empty-kernel launch to completion
 
     friend bool operator==(const hardware&, const hardware&) = default;
 };
@@ -45,11 +45,11 @@ struct source_note {
 };
 
 struct device {
-    std::string id;     // short key: "h100"
-    std::string name;   // "NVIDIA H100 SXM5 80GB"
-    std::string kind;   // "real" or "hypothetical"
-    std::string base;   // for a hypothetical device: the preset it changes ("" otherwise)
-    std::string note;   // one line: what it is, what changes
+    std::string id;    // short key: "h100"
+    std::string name;  // "NVIDIA H100 SXM5 80GB"
+    std::string kind;  // "real" or "hypothetical"
+    std::string base;  // for a hypothetical device: the preset it changes ("" otherwise)
+    std::string note;  // one line: what it is, what changes
     machine agpu;
     hardware hw;
     std::map<std::string, source_note> sources;  // dotted field name -> source

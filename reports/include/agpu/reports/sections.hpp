@@ -56,7 +56,7 @@ struct counter_point {
 };
 
 struct family_records {
-    std::string family;                          // "stats"
+    std::string family;                           // "stats"
     std::map<std::string, std::string> formulas;  // algo -> closed-form formula ("" where none)
     std::vector<scaling_point> scaling;
     std::vector<seconds_point> seconds;  // measured runs, predicted from the fit on their own device
@@ -85,8 +85,8 @@ section cross_device_section(const std::string& fit_device, const std::vector<se
 struct sweep_point {
     std::string algo;
     std::uint64_t n = 0;
-    std::string param;  // a sweep parameter (model/sweep.hpp), or "preset" for a hypothetical preset
-    std::string device;  // the swept device's id
+    std::string param;                 // a sweep parameter (model/sweep.hpp), or "preset" for a hypothetical preset
+    std::string device;                // the swept device's id
     double value = 0, base_value = 0;  // the parameter's value, and the base device's
     double seconds = 0, base_seconds = 0;
     std::string bound;  // "dram" or "step"
@@ -136,7 +136,7 @@ struct sampled_counter {
     std::uint64_t blocks_recorded = 0, blocks_total = 0;
     std::string counter;
     double exact = 0, sampled = 0;
-    double relative_error = 0;  // (sampled - exact) / exact; where exact is 0, the sampled value
+    double relative_error = 0;          // (sampled - exact) / exact; where exact is 0, the sampled value
     std::optional<double> reported_95;  // the sampled run's 95% error (a fraction)
 };
 

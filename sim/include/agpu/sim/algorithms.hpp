@@ -37,7 +37,6 @@ std::vector<const algorithm*> algorithms();
 // Throws input_error naming the key and listing the known ones.
 const algorithm& find_algorithm(const std::string& key);
 
-
 struct algorithm_registrar {
     explicit algorithm_registrar(algorithm a);
 };
@@ -75,5 +74,7 @@ nlohmann::json errors_to_json(const std::array<double, counter_count>& e);
 #define AGPU_SIM_CAT2(a, b) a##b
 #define AGPU_SIM_CAT(a, b) AGPU_SIM_CAT2(a, b)
 // AGPU_REGISTER_SIM_ALGORITHM(spec, run[, device_bytes[, sampled_lanes]]): one line beside an algorithm's kernels.
-#define AGPU_REGISTER_SIM_ALGORITHM(spec, run, ...) \
-    static const ::agpu::sim::algorithm_registrar AGPU_SIM_CAT(agpu_sim_algorithm_, __LINE__) { {spec, run, __VA_ARGS__} }
+#define AGPU_REGISTER_SIM_ALGORITHM(spec, run, ...)                                             \
+    static const ::agpu::sim::algorithm_registrar AGPU_SIM_CAT(agpu_sim_algorithm_, __LINE__) { \
+        { spec, run, __VA_ARGS__ }                                                              \
+    }

@@ -125,13 +125,13 @@ struct work_launch {
     std::string_view name = {};
     kl::dim3 grid = {}, block = {};
     std::size_t dynamic_shared_bytes = 0;
-    std::span<const std::uint64_t> work = {};       // one per block
-    std::span<const std::uint8_t> klass = {};       // one per block, or empty: one class
-    std::span<const double> typical_work = {};      // one per block, or empty
-    std::span<const block_sample> known = {};       // one per block, or empty
+    std::span<const std::uint64_t> work = {};   // one per block
+    std::span<const std::uint8_t> klass = {};   // one per block, or empty: one class
+    std::span<const double> typical_work = {};  // one per block, or empty
+    std::span<const block_sample> known = {};   // one per block, or empty
     std::span<const work_sample> samples = {};
     std::span<const std::uint64_t> themselves = {};
-    std::span<const double> known_variance = {};    // one per counter, or empty
+    std::span<const double> known_variance = {};  // one per counter, or empty
 };
 
 // The counters, variances, time and chains of such a launch into rec (its

@@ -44,8 +44,8 @@ struct engine_options {
     std::size_t stack_bytes = 256 * 1024;  // per simulated thread; kernels with big local arrays need more
     std::size_t chunk_records = 256;       // a thread yields after this many records (bounds memory)
     sim_mode mode = sim_mode::exact;
-    std::uint64_t sample_strata = 48;      // sampled mode: strata (one recorded block each) per launch
-    std::uint64_t sample_seed = 0x5eed;    // sampled mode: which block of each stratum
+    std::uint64_t sample_strata = 48;    // sampled mode: strata (one recorded block each) per launch
+    std::uint64_t sample_seed = 0x5eed;  // sampled mode: which block of each stratum
     // Host threads that run the blocks of one launch (0: one per core). Block 0
     // runs first, alone; if it made a global atomic (blocks that talk through
     // atomics, such as a decoupled look-back, depend on running in block
@@ -151,9 +151,8 @@ public:
     template <class... P, class... A>
     void launch(std::string_view name, void (*kernel)(P...), kl::dim3 grid, kl::dim3 block,
                 std::size_t dynamic_shared_bytes, A&&... args) {
-        erased(
-            [&](void (*body)(void*), void* arg) { run_launch(name, grid, block, dynamic_shared_bytes, body, arg); },
-            kernel, std::forward<A>(args)...);
+        erased([&](void (*body)(void*), void* arg) { run_launch(name, grid, block, dynamic_shared_bytes, body, arg); },
+               kernel, std::forward<A>(args)...);
     }
 
     // Declares that nothing needs the outputs of the unrecorded blocks of the

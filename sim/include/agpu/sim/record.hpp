@@ -13,11 +13,11 @@
 
 namespace agpu::sim {
 
-using model::counter;
-using model::counts;
-using model::counter_table;
-using model::counter_count;
 using model::aggregation;
+using model::counter;
+using model::counter_count;
+using model::counter_table;
+using model::counts;
 
 // How a launch's counters were obtained: every block recorded; a stratified
 // sample of blocks extrapolated; or sampled blocks (whole, or run on shortened
@@ -29,12 +29,12 @@ struct launch_record {
     std::string kernel;
     kl::dim3 grid, block;
     std::size_t dynamic_shared_bytes = 0;
-    counts c;          // this launch's counters (launches = 1); extrapolated where sampled
+    counts c;  // this launch's counters (launches = 1); extrapolated where sampled
     std::uint64_t mps_used = 0;
     launch_estimate estimate = launch_estimate::exact;
     std::uint64_t blocks_recorded = 0;  // recorded (linear: probed, shortened); the rest ran unrecorded or were skipped
     std::uint64_t blocks_skipped = 0;   // not run (sampled: data-independent launches, synthesized inputs)
-    std::uint64_t blocks_shortened = 0; // of the recorded, run on shortened work only (linear launches' probes)
+    std::uint64_t blocks_shortened = 0;  // of the recorded, run on shortened work only (linear launches' probes)
     // Sampled launches: the estimated variance of each counter's extrapolated
     // value (0 where exact: every counter of an exact launch, and launches,
     // thread blocks, threads, shared words always).

@@ -130,10 +130,18 @@ public:
         store(i, v, l);
     }
     // clang-format on
-    value_type atomic_add(std::size_t i, value_type v, loc l = loc::current()) const { return atomic(i, hook::atomic_op::add, v, {}, l); }
-    value_type atomic_min(std::size_t i, value_type v, loc l = loc::current()) const { return atomic(i, hook::atomic_op::min, v, {}, l); }
-    value_type atomic_max(std::size_t i, value_type v, loc l = loc::current()) const { return atomic(i, hook::atomic_op::max, v, {}, l); }
-    value_type atomic_exch(std::size_t i, value_type v, loc l = loc::current()) const { return atomic(i, hook::atomic_op::exch, v, {}, l); }
+    value_type atomic_add(std::size_t i, value_type v, loc l = loc::current()) const {
+        return atomic(i, hook::atomic_op::add, v, {}, l);
+    }
+    value_type atomic_min(std::size_t i, value_type v, loc l = loc::current()) const {
+        return atomic(i, hook::atomic_op::min, v, {}, l);
+    }
+    value_type atomic_max(std::size_t i, value_type v, loc l = loc::current()) const {
+        return atomic(i, hook::atomic_op::max, v, {}, l);
+    }
+    value_type atomic_exch(std::size_t i, value_type v, loc l = loc::current()) const {
+        return atomic(i, hook::atomic_op::exch, v, {}, l);
+    }
     value_type atomic_cas(std::size_t i, value_type expected, value_type v, loc l = loc::current()) const {
         return atomic(i, hook::atomic_op::cas, v, expected, l);
     }
@@ -184,8 +192,8 @@ public:
 };
 
 // Static shared array: every thread of the block gets the same storage.
-#define AGPU_SHARED(T, name, count)                                                                        \
-    const ::agpu::kl::sspan<T> name {                                                                      \
+#define AGPU_SHARED(T, name, count)                                                                       \
+    const ::agpu::kl::sspan<T> name {                                                                     \
         static_cast<T*>(::agpu::kl::hook::static_shared(sizeof(T) * (count), alignof(T), #name)), (count) \
     }
 
@@ -236,19 +244,23 @@ T from_bits(std::uint64_t bits) {
 // splits the warp into segments as in CUDA (0 = the whole warp).
 template <class T>
 T shfl(T v, int src_lane, lane_mask mask = ~lane_mask{0}, int width = 0, loc l = loc::current()) {
-    return detail::from_bits<T>(hook::collective(hook::coll_op::shfl_idx, detail::to_bits(v), src_lane, mask, width, l));
+    return detail::from_bits<T>(
+        hook::collective(hook::coll_op::shfl_idx, detail::to_bits(v), src_lane, mask, width, l));
 }
 template <class T>
 T shfl_up(T v, unsigned delta, lane_mask mask = ~lane_mask{0}, int width = 0, loc l = loc::current()) {
-    return detail::from_bits<T>(hook::collective(hook::coll_op::shfl_up, detail::to_bits(v), int(delta), mask, width, l));
+    return detail::from_bits<T>(
+        hook::collective(hook::coll_op::shfl_up, detail::to_bits(v), int(delta), mask, width, l));
 }
 template <class T>
 T shfl_down(T v, unsigned delta, lane_mask mask = ~lane_mask{0}, int width = 0, loc l = loc::current()) {
-    return detail::from_bits<T>(hook::collective(hook::coll_op::shfl_down, detail::to_bits(v), int(delta), mask, width, l));
+    return detail::from_bits<T>(
+        hook::collective(hook::coll_op::shfl_down, detail::to_bits(v), int(delta), mask, width, l));
 }
 template <class T>
 T shfl_xor(T v, int lane_bits, lane_mask mask = ~lane_mask{0}, int width = 0, loc l = loc::current()) {
-    return detail::from_bits<T>(hook::collective(hook::coll_op::shfl_xor, detail::to_bits(v), lane_bits, mask, width, l));
+    return detail::from_bits<T>(
+        hook::collective(hook::coll_op::shfl_xor, detail::to_bits(v), lane_bits, mask, width, l));
 }
 inline lane_mask ballot(bool pred, lane_mask mask = ~lane_mask{0}, loc l = loc::current()) {
     return hook::collective(hook::coll_op::ballot, pred, 0, mask, 0, l);
@@ -274,9 +286,13 @@ inline int popc(unsigned long long x) { return std::popcount(x); }
 inline int clz(unsigned x) { return std::countl_zero(x); }
 inline int clz(unsigned long long x) { return std::countl_zero(x); }
 template <class T>
-T min(T a, T b) { return b < a ? b : a; }
+T min(T a, T b) {
+    return b < a ? b : a;
+}
 template <class T>
-T max(T a, T b) { return a < b ? b : a; }
+T max(T a, T b) {
+    return a < b ? b : a;
+}
 
 // DPX: min(a + b, c) and max(a + b, c), with the GPU's wrap-around addition.
 inline int add_min(int a, int b, int c) { return std::min(int(unsigned(a) + unsigned(b)), c); }
