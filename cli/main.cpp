@@ -48,7 +48,8 @@ bool parse_options(const invocation& inv, const std::string& usage, const po::op
 namespace {
 
 void print_usage(std::ostream& os) {
-    os << "agpu " << build_info::version << ": predict, simulate and measure GPU algorithms on the AGPU(p, b, M, w) model\n\n"
+    os << "agpu " << build_info::version
+       << ": predict, simulate and measure GPU algorithms on the AGPU(p, b, M, w) model\n\n"
        << "usage: agpu COMMAND [OPTIONS]\n"
        << "       agpu COMMAND --help     options of one command\n"
        << "       agpu --version\n\n"

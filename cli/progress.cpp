@@ -31,8 +31,8 @@ void progress_bar::add(std::uint64_t threads) {
         bar.append(std::size_t(width - filled), '.');
         // The pace of the last few seconds (launches differ in cost per thread).
         const double window = std::chrono::duration<double>(now - m_mark).count();
-        const double rate = window > 0.5 && done > m_mark_done ? double(done - m_mark_done) / window
-                                                               : double(done) / elapsed;
+        const double rate =
+            window > 0.5 && done > m_mark_done ? double(done - m_mark_done) / window : double(done) / elapsed;
         if (window > 4.0) {
             m_mark = now;
             m_mark_done = done;

@@ -32,8 +32,7 @@ void text_table::print(std::ostream& os) const {
             const bool last = c + 1 == cells.size();
             if (m_align[c] == align::left)
                 os << (last ? cells[c] : cells[c] + std::string(width[c] - cells[c].size(), ' '));
-            else
-                os << std::string(width[c] - cells[c].size(), ' ') << cells[c];
+            else os << std::string(width[c] - cells[c].size(), ' ') << cells[c];
         }
         os << '\n';
     };

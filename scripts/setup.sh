@@ -7,7 +7,8 @@
 #
 #   scripts/setup.sh           the build, and the report's JavaScript (npm ci)
 #   scripts/setup.sh --tests   also what only the tests need: Chromium, which
-#                              opens the report headless and checks its charts
+#                              opens the report headless and checks its charts,
+#                              and clang-format, which checks the sources' layout
 #   scripts/setup.sh --fuzz    also clang and libFuzzer (the fuzz preset)
 #
 # With --tests, and where the CUDA toolkit has no nvdisasm of its own, it also
@@ -20,7 +21,7 @@ for arg in "$@"; do
   case "$arg" in
     --tests) with_tests=1 ;;
     --fuzz) with_fuzz=1 ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "setup: unknown option '$arg' (known: --tests, --fuzz)" >&2; exit 2 ;;
   esac
 done
@@ -38,7 +39,7 @@ packages=(
 # npm installs the report's Vega-Lite renderer from the lock file; Debian's
 # when there is none on PATH.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
-[ "$with_tests" -eq 1 ] && packages+=(chromium)  # the report's rendering test
+[ "$with_tests" -eq 1 ] && packages+=(chromium clang-format)  # the report's rendering test; the layout check
 [ "$with_fuzz" -eq 1 ] && packages+=(clang libclang-rt-14-dev)  # libFuzzer, ASan, UBSan runtimes for clang (validate/fuzz)
 
 missing=()

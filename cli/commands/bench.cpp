@@ -27,7 +27,8 @@ int run_bench(const invocation& inv) {
         return exit_ok;
     }
     text_table t;
-    for (const char* h : {"n", "run"}) t.add_column(h, h[0] == 'n' ? text_table::align::right : text_table::align::left);
+    for (const char* h : {"n", "run"})
+        t.add_column(h, h[0] == 'n' ? text_table::align::right : text_table::align::left);
     for (const char* h : {"median ms", "min ms", "max ms", "GB/s", "G items/s", "check"}) t.add_column(h);
     for (const auto& b : r.rows)
         t.add_row({std::to_string(b.n), b.label, opt_num(b.ms, 1, 4), opt_num(b.ms_min, 1, 4), opt_num(b.ms_max, 1, 4),
@@ -46,7 +47,8 @@ int run_bench(const invocation& inv) {
         }
         g.print(inv.out);
     }
-    inv.out << "\n" << r.rows.size() << " runs of suite " << r.suite << " on " << r.gpu_name << "; " << met << " of "
+    inv.out << "\n"
+            << r.rows.size() << " runs of suite " << r.suite << " on " << r.gpu_name << "; " << met << " of "
             << r.goals.size() << " goals met\n";
     return exit_ok;
 }

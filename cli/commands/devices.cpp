@@ -16,10 +16,18 @@ const char* usage = "agpu devices [--format table|json]\n       agpu devices sho
 void print_device_table(const std::vector<model::device>& devs, std::ostream& os) {
     text_table t;
     using a = text_table::align;
-    for (auto [h, al] : std::initializer_list<std::pair<const char*, a>>{
-             {"id", a::left}, {"k", a::right}, {"b", a::right}, {"p", a::right}, {"M (words)", a::right},
-             {"w", a::right}, {"M (KiB)", a::right}, {"SM MHz", a::right}, {"GB/s", a::right},
-             {"L2 (MiB)", a::right}, {"kind", a::left}, {"name", a::left}})
+    for (auto [h, al] : std::initializer_list<std::pair<const char*, a>>{{"id", a::left},
+                                                                         {"k", a::right},
+                                                                         {"b", a::right},
+                                                                         {"p", a::right},
+                                                                         {"M (words)", a::right},
+                                                                         {"w", a::right},
+                                                                         {"M (KiB)", a::right},
+                                                                         {"SM MHz", a::right},
+                                                                         {"GB/s", a::right},
+                                                                         {"L2 (MiB)", a::right},
+                                                                         {"kind", a::left},
+                                                                         {"name", a::left}})
         t.add_column(h, al);
     for (const auto& d : devs)
         t.add_row({d.id, fmt_num(double(d.agpu.k())), fmt_num(d.agpu.b), fmt_num(double(d.agpu.p)),
@@ -28,7 +36,8 @@ void print_device_table(const std::vector<model::device>& devs, std::ostream& os
                    fmt_num(double(d.hw.l2_bytes) / (1024.0 * 1024.0), 4),
                    d.kind + (d.base.empty() ? "" : " (" + d.base + ")"), d.name});
     t.print(os);
-    os << "\nAGPU(p, b, M, w): p cores in k = p/b multiprocessors of b cores; M words of w bits of shared memory per MP.\n";
+    os << "\nAGPU(p, b, M, w): p cores in k = p/b multiprocessors of b cores; M words of w bits of shared memory per "
+          "MP.\n";
 }
 
 void print_device_details(const model::device& d, std::ostream& os) {
@@ -76,17 +85,17 @@ int run_devices(const invocation& inv) {
         return exit_ok;
     }
     if (vm["action"].as<std::string>() != "show")
-        throw usage_error("unknown action '" + vm["action"].as<std::string>() + "' (the only action is show)\n\nusage: " + usage);
+        throw usage_error("unknown action '" + vm["action"].as<std::string>() +
+                          "' (the only action is show)\n\nusage: " + usage);
     if (!vm.count("target")) throw usage_error("show needs a device id or file\n\nusage: " + std::string(usage));
     const auto d = model::resolve_device(vm["target"].as<std::string>());
-    if (format == output_format::json)
-        inv.out << model::device_summary_json(d).dump(2) << '\n';
-    else
-        print_device_details(d, inv.out);
+    if (format == output_format::json) inv.out << model::device_summary_json(d).dump(2) << '\n';
+    else print_device_details(d, inv.out);
     return exit_ok;
 }
 
-AGPU_COMMAND("devices", "list the device presets, or show one device (preset id or file) with its sources", run_devices);
+AGPU_COMMAND("devices", "list the device presets, or show one device (preset id or file) with its sources",
+             run_devices);
 
 }  // namespace
 }  // namespace agpu::cli

@@ -17,15 +17,23 @@ int run_info(const invocation& inv) {
     if (!parse_options(inv, "agpu info [--format table|json]", opts, {}, vm)) return exit_ok;
     const auto s = validate::query_gpus();
     if (format_option(vm) == output_format::json) {
-        nlohmann::json j = {{"schema", "agpu.info/1"}, {"version", build_info::version}, {"commit", build_info::commit},
-                            {"built_with_cuda", s.built_with_cuda}, {"gpu_available", s.available},
-                            {"reason", s.reason}, {"driver_version", s.driver_version},
-                            {"runtime_version", s.runtime_version}, {"gpus", nlohmann::json::array()}};
+        nlohmann::json j = {{"schema", "agpu.info/1"},
+                            {"version", build_info::version},
+                            {"commit", build_info::commit},
+                            {"built_with_cuda", s.built_with_cuda},
+                            {"gpu_available", s.available},
+                            {"reason", s.reason},
+                            {"driver_version", s.driver_version},
+                            {"runtime_version", s.runtime_version},
+                            {"gpus", nlohmann::json::array()}};
         for (const auto& d : s.devices)
-            j["gpus"].push_back({{"ordinal", d.ordinal}, {"name", d.name},
+            j["gpus"].push_back({{"ordinal", d.ordinal},
+                                 {"name", d.name},
                                  {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
-                                 {"sm_count", d.sm_count}, {"sm_clock_mhz", d.sm_clock_mhz},
-                                 {"mem_clock_mhz", d.mem_clock_mhz}, {"memory_bytes", d.memory_bytes}});
+                                 {"sm_count", d.sm_count},
+                                 {"sm_clock_mhz", d.sm_clock_mhz},
+                                 {"mem_clock_mhz", d.mem_clock_mhz},
+                                 {"memory_bytes", d.memory_bytes}});
         inv.out << j.dump(2) << '\n';
         return exit_ok;
     }

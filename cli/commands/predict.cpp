@@ -46,10 +46,12 @@ std::vector<std::uint64_t> parse_sizes(const std::string& text) {
     for (std::string item; std::getline(list, item, ',');) {
         std::uint64_t v = 0;
         if (!model::parse_unsigned(item, v))
-            throw input_error("option --n", "must be a comma-separated list of non-negative integers, got '" + text + "'");
+            throw input_error("option --n",
+                              "must be a comma-separated list of non-negative integers, got '" + text + "'");
         out.push_back(v);
     }
-    if (out.empty()) throw input_error("option --n", "must be a comma-separated list of non-negative integers, got '" + text + "'");
+    if (out.empty())
+        throw input_error("option --n", "must be a comma-separated list of non-negative integers, got '" + text + "'");
     return out;
 }
 
@@ -77,8 +79,7 @@ std::string error_line(const model::fit_errors& e, const std::string& algo, cons
     s += algo + " has no runs in the fit, so these seconds are unchecked by it";
     if (e.algorithm_held_out_overall)
         s += " (an algorithm the fit has, held out of it, is off by " + pct(*e.algorithm_held_out_overall) + ")";
-    else
-        s += " (and the fit file records no errors)";
+    else s += " (and the fit file records no errors)";
     return s;
 }
 
@@ -89,14 +90,15 @@ int run_predict(const invocation& inv) {
         "device", po::value<std::string>()->default_value("h100"), "device preset id or device file")(
         "set", po::value<std::vector<std::string>>()->composing(), "algorithm parameter NAME=VALUE (repeatable)")(
         "fit", po::value<std::string>(), "time-model fit file (default: the committed H100 fit)")(
-        "sweep", po::value<std::string>(), "PARAM=v1,v2,...: one device parameter over values (b, M, p, clock, bandwidth)")(
+        "sweep", po::value<std::string>(),
+        "PARAM=v1,v2,...: one device parameter over values (b, M, p, clock, bandwidth)")(
         "max-sim-seconds", po::value<double>()->default_value(60),
         "refuse a simulation estimated to take longer (0: no limit)")(
         "seed", po::value<std::uint64_t>()->default_value(1), "seed of the random inputs (simulator)")(
         "mode", po::value<std::string>()->default_value("auto"),
         "where the simulator counts: exact, sampled (a sample of thread blocks recorded, the rest extrapolated), or "
-        "auto (exact when estimated at most 2 s)")(
-        "threads", po::value<unsigned>()->default_value(0), "host threads running a launch's blocks (0: one per core)")(
+        "auto (exact when estimated at most 2 s)")("threads", po::value<unsigned>()->default_value(0),
+                                                   "host threads running a launch's blocks (0: one per core)")(
         "quiet", po::bool_switch(), "no progress bar on stderr");
     add_format_option(opts);
     po::variables_map vm;
@@ -104,11 +106,13 @@ int run_predict(const invocation& inv) {
     const auto format = format_option(vm);
     const auto& algo = sim::find_algorithm(vm["algo"].as<std::string>());
     const auto base = model::resolve_device(vm["device"].as<std::string>());
-    const auto sizes = vm.count("n") ? parse_sizes(vm["n"].as<std::string>()) : std::vector<std::uint64_t>{algo.spec.default_n};
+    const auto sizes =
+        vm.count("n") ? parse_sizes(vm["n"].as<std::string>()) : std::vector<std::uint64_t>{algo.spec.default_n};
     for (auto n : sizes) model::check_n(algo.spec, n);
     const auto params = model::parse_params(
         algo.spec, vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{});
-    const model::time_fit fit = vm.count("fit") ? model::load_fit_file(vm["fit"].as<std::string>()) : model::default_fit();
+    const model::time_fit fit =
+        vm.count("fit") ? model::load_fit_file(vm["fit"].as<std::string>()) : model::default_fit();
     const double max_sim = vm["max-sim-seconds"].as<double>();
     if (!(max_sim >= 0)) throw input_error("option --max-sim-seconds", "must be a non-negative number of seconds");
     const auto mode = sim::parse_mode(vm["mode"].as<std::string>());
@@ -119,8 +123,7 @@ int run_predict(const invocation& inv) {
     std::vector<std::pair<std::optional<double>, model::device>> devices;
     if (sweep)
         for (double v : sweep->values) devices.emplace_back(v, model::with_parameter(base, sweep->param, v));
-    else
-        devices.emplace_back(std::nullopt, base);
+    else devices.emplace_back(std::nullopt, base);
 
     std::vector<row> rows;
     for (const auto& [value, dev] : devices)
@@ -148,8 +151,8 @@ int run_predict(const invocation& inv) {
                 throw input_error(e.where(), e.rule() + "; --max-sim-seconds 0 runs it anyway");
             }
             if (!r.counts.check.passed)
-                throw internal_error("the simulated outputs of " + algo.spec.key + " differ from the CPU reference: " +
-                                     r.counts.check.detail);
+                throw internal_error("the simulated outputs of " + algo.spec.key +
+                                     " differ from the CPU reference: " + r.counts.check.detail);
             const auto features = model::time_features(r.counts.totals, dev, r.counts.footprint_bytes);
             for (std::size_t i = 0; i < model::time_term_count; ++i) r.terms[i] = features[i] * fit.constants[i];
             r.bound = model::dominant_bound(features, fit.constants);
@@ -193,13 +196,14 @@ int run_predict(const invocation& inv) {
                      {"device", fit.device},
                      {"date", fit.date},
                      {"constants", model::fit_to_json(fit)["constants"]},
-                     {"errors", {{"algorithm_runs", opt(err.algorithm_runs)},
-                                 {"algorithm_in_sample_mape", opt(err.algorithm_in_sample)},
-                                 {"algorithm_worst_in_sample", opt(err.algorithm_worst_in_sample)},
-                                 {"algorithm_held_out_mape", opt(err.algorithm_held_out)},
-                                 {"in_sample_mape", opt(err.in_sample)},
-                                 {"size_range_held_out_mape", opt(err.size_range_held_out)},
-                                 {"algorithm_held_out_mape_overall", opt(err.algorithm_held_out_overall)}}}};
+                     {"errors",
+                      {{"algorithm_runs", opt(err.algorithm_runs)},
+                       {"algorithm_in_sample_mape", opt(err.algorithm_in_sample)},
+                       {"algorithm_worst_in_sample", opt(err.algorithm_worst_in_sample)},
+                       {"algorithm_held_out_mape", opt(err.algorithm_held_out)},
+                       {"in_sample_mape", opt(err.in_sample)},
+                       {"size_range_held_out_mape", opt(err.size_range_held_out)},
+                       {"algorithm_held_out_mape_overall", opt(err.algorithm_held_out_overall)}}}};
         inv.out << json{{"schema", predict_schema},
                         {"commit", build_info::commit},
                         {"device", model::device_summary_json(base)},
@@ -217,7 +221,8 @@ int run_predict(const invocation& inv) {
     os << algo.spec.key << " on " << base.id << " " << base.agpu;
     for (const auto& [k, v] : params.all()) os << ", " << k << " = " << v;
     os << "\ntime model: " << (fit.source.empty() ? "model/fits/h100.json (compiled in)" : fit.source) << ", fitted on "
-       << fit.device << "\n" << error_line(model::errors_for(fit, algo.spec.key), algo.spec.key, fit.device) << "\n\n";
+       << fit.device << "\n"
+       << error_line(model::errors_for(fit, algo.spec.key), algo.spec.key, fit.device) << "\n\n";
     text_table t;
     t.add_column("n");
     if (sweep) t.add_column(sweep->param);
@@ -247,7 +252,8 @@ int run_predict(const invocation& inv) {
     for (const auto& [id, a] : analyses) {
         os << "\n" << id << ", n = " << *std::max_element(sizes.begin(), sizes.end()) << ": " << a.title << "\n";
         text_table at;
-        for (const auto& c : a.columns) at.add_column(c, c == "bound" ? text_table::align::left : text_table::align::right);
+        for (const auto& c : a.columns)
+            at.add_column(c, c == "bound" ? text_table::align::left : text_table::align::right);
         for (const auto& r : a.rows) at.add_row(r);
         at.print(os);
         os << a.conclusion << "\n";

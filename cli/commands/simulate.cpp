@@ -48,8 +48,8 @@ void print_simulation(const sim::simulation& s, std::ostream& os) {
     }
     os << "\n\n";
     // Per launch: the counters a reader looks at first; every counter is in the JSON.
-    const model::counter cols[] = {model::counter::time_steps,       model::counter::io_blocks,
-                                   model::counter::global_requests,  model::counter::global_sectors,
+    const model::counter cols[] = {model::counter::time_steps,        model::counter::io_blocks,
+                                   model::counter::global_requests,   model::counter::global_sectors,
                                    model::counter::shared_wavefronts, model::counter::bank_conflicts,
                                    model::counter::warp_instructions, model::counter::shared_words_max};
     text_table t;
@@ -86,8 +86,8 @@ int run_simulate(const invocation& inv) {
         "seed", po::value<std::uint64_t>()->default_value(1), "seed of the random inputs")(
         "mode", po::value<std::string>()->default_value("auto"),
         "exact (every thread block recorded), sampled (a sample recorded, the rest extrapolated), or auto (exact when "
-        "estimated at most 2 s)")(
-        "threads", po::value<unsigned>()->default_value(0), "host threads running a launch's blocks (0: one per core)")(
+        "estimated at most 2 s)")("threads", po::value<unsigned>()->default_value(0),
+                                  "host threads running a launch's blocks (0: one per core)")(
         "quiet", po::bool_switch(), "no progress bar on stderr")(
         "format", po::value<std::string>()->default_value("table"),
         "output format: table, json, or csv (tidy: one row per launch and counter)");
@@ -125,7 +125,9 @@ int run_simulate(const invocation& inv) {
             rows.push_back({std::to_string(i), s.record.launches[i].kernel, s.record.launches[i].c});
         rows.push_back({"total", "", s.record.totals()});
         reports::write_counts_csv_header(inv.out);
-        reports::write_counts_csv(inv.out, {s.record.sampled() ? "simulator (sampled)" : "simulator", s.device.id, s.algo, param_text, s.n}, rows);
+        reports::write_counts_csv(
+            inv.out, {s.record.sampled() ? "simulator (sampled)" : "simulator", s.device.id, s.algo, param_text, s.n},
+            rows);
     } else {
         print_simulation(s, inv.out);
     }
@@ -153,9 +155,13 @@ int run_algos(const invocation& inv) {
                 params.push_back(jp);
             }
             const auto* cf = model::find_closed_form(a->spec.key);
-            arr.push_back({{"key", a->spec.key}, {"summary", a->spec.summary}, {"n_means", a->spec.n_means},
-                           {"default_n", a->spec.default_n}, {"n_range", {a->spec.min_n, a->spec.max_n}},
-                           {"params", params}, {"closed_form", cf ? cf->formula : ""}});
+            arr.push_back({{"key", a->spec.key},
+                           {"summary", a->spec.summary},
+                           {"n_means", a->spec.n_means},
+                           {"default_n", a->spec.default_n},
+                           {"n_range", {a->spec.min_n, a->spec.max_n}},
+                           {"params", params},
+                           {"closed_form", cf ? cf->formula : ""}});
         }
         inv.out << arr.dump(2) << '\n';
         return exit_ok;

@@ -23,7 +23,8 @@ std::vector<std::uint64_t> parse_sizes(const std::string& list) {
     while (std::getline(ss, item, ',')) {
         std::uint64_t v = 0;
         if (!model::parse_unsigned(item, v) || v == 0)
-            throw input_error("option --sizes", "must be a comma-separated list of positive integers, got '" + item + "'");
+            throw input_error("option --sizes",
+                              "must be a comma-separated list of positive integers, got '" + item + "'");
         out.push_back(v);
     }
     if (out.empty()) throw input_error("option --sizes", "must name at least one size");
@@ -38,11 +39,11 @@ int run_validate(const invocation& inv) {
     opts.add_options()("suite", po::value<std::string>()->required(), "suite to measure (micro, ...)")(
         "out", po::value<std::string>()->required(), "dataset directory (validate/data/<device>/<suite>)")(
         "sizes", po::value<std::string>(), "problem sizes, comma-separated (default: the suite's)")(
-        "resume", "complete an interrupted dataset in --out")(
-        "reps", po::value<unsigned>()->default_value(10), "timed repetitions per run (at least 10)")(
+        "resume", "complete an interrupted dataset in --out")("reps", po::value<unsigned>()->default_value(10),
+                                                              "timed repetitions per run (at least 10)")(
         "warmup", po::value<unsigned>()->default_value(2), "untimed runs first")(
-        "no-counters", "time only: skip the CUPTI counters")(
-        "device", po::value<std::string>()->default_value(""), "device preset of this GPU (default: from its name)")(
+        "no-counters", "time only: skip the CUPTI counters")("device", po::value<std::string>()->default_value(""),
+                                                             "device preset of this GPU (default: from its name)")(
         "only", po::value<std::string>(),
         "measure only these entries of the suite, '|'-separated labels as `agpu bench` shows them "
         "(\"algo name=value;name=value\")");
@@ -73,8 +74,8 @@ int run_validate(const invocation& inv) {
                                                   vm["device"].as<std::string>(), cmd,
                                                   [&](const std::string& line) { inv.err << line << std::endl; });
     if (outcome.status == "interrupted") {
-        inv.err << "agpu validate: interrupted: " << outcome.reason << "; the dataset in " << vm["out"].as<std::string>()
-                << " keeps every finished run\n";
+        inv.err << "agpu validate: interrupted: " << outcome.reason << "; the dataset in "
+                << vm["out"].as<std::string>() << " keeps every finished run\n";
         return 128 + outcome.signal;
     }
     inv.out << "dataset written to " << vm["out"].as<std::string>() << "\n";
@@ -100,13 +101,13 @@ int run_compare(const invocation& inv) {
     for (const char* h : {"simulated", "measured", "rel diff"}) t.add_column(h);
     for (const auto& r : c.rows)
         t.add_row({r.algo, std::to_string(r.n), r.params, r.launch, r.kernel, r.counter, fmt_num(r.simulated),
-                   r.measured ? fmt_num(*r.measured) : "missing",
-                   r.rel_diff ? fmt_num(*r.rel_diff, 3) : "-"});
+                   r.measured ? fmt_num(*r.measured) : "missing", r.rel_diff ? fmt_num(*r.rel_diff, 3) : "-"});
     t.print(inv.out);
     inv.out << "\n";
     text_table s;
     s.add_column("counter", text_table::align::left);
-    for (const char* h : {"rows", "exact", "missing", "max |rel diff|", "simulated total", "measured total"}) s.add_column(h);
+    for (const char* h : {"rows", "exact", "missing", "max |rel diff|", "simulated total", "measured total"})
+        s.add_column(h);
     for (const auto& x : c.counters)
         s.add_row({x.counter, std::to_string(x.rows), std::to_string(x.exact), std::to_string(x.missing),
                    fmt_num(x.max_abs_rel_diff, 3), fmt_num(x.simulated_total), fmt_num(x.measured_total)});
@@ -116,7 +117,8 @@ int run_compare(const invocation& inv) {
         rows += x.rows - x.missing;
         exact += x.exact;
     }
-    inv.out << "\n" << c.runs << " runs on " << c.gpu_name << " against the simulator on " << c.device_id << ": " << exact
+    inv.out << "\n"
+            << c.runs << " runs on " << c.gpu_name << " against the simulator on " << c.device_id << ": " << exact
             << " of " << rows << " measured counter values equal the simulated ones exactly\n";
     if (!c.not_simulated.empty()) {
         inv.out << "not simulated (GPU-only baselines):";

@@ -87,9 +87,8 @@ AGPU_HOST_DEVICE word4<W> splat4(W v) {
 // compile time on both backends (no pragma: the host compiler would warn).
 template <unsigned N, class F>
 AGPU_DEVICE void unrolled(F&& f) {
-    [&]<unsigned... U>(std::integer_sequence<unsigned, U...>) {
-        (f(std::integral_constant<unsigned, U>{}), ...);
-    }(std::make_integer_sequence<unsigned, N>{});
+    [&]<unsigned... U>(std::integer_sequence<unsigned, U...>) { (f(std::integral_constant<unsigned, U>{}), ...); }
+    (std::make_integer_sequence<unsigned, N>{});
 }
 
 }  // namespace agpu::kernels::apsp

@@ -63,7 +63,8 @@ inline graph make_graph(graph_kind kind, std::uint32_t n, std::uint64_t seed) {
     const auto draw = [&rng](std::uint64_t m) { return static_cast<std::uint32_t>(rng() % m); };
     if (kind == graph_kind::dense) {
         for (std::uint32_t i = 0; i < n; ++i)
-            for (std::uint32_t j = 0; j < n; ++j) g.w[std::size_t(i) * n + j] = i == j ? 0 : std::int32_t(1 + draw(100));
+            for (std::uint32_t j = 0; j < n; ++j)
+                g.w[std::size_t(i) * n + j] = i == j ? 0 : std::int32_t(1 + draw(100));
         return g;
     }
     if (kind == graph_kind::negative) {

@@ -57,41 +57,47 @@ inline model::param_spec tile_param(const char* dflt, std::vector<std::string> s
 }
 
 inline algo_spec naive_spec() {
-    return {"apsp/naive", "Floyd-Warshall with one kernel per k (n launches), a thread per matrix element",
-            "vertices", 256, 1, max_vertices, {graph_param()}};
+    return {"apsp/naive",
+            "Floyd-Warshall with one kernel per k (n launches), a thread per matrix element",
+            "vertices",
+            256,
+            1,
+            max_vertices,
+            {graph_param()}};
 }
 
 inline algo_spec blocked_spec() {
-    return {"apsp/blocked",
-            "blocked Floyd-Warshall: per pivot the pivot tile, its row and column, every other tile (3n/t launches)",
-            "vertices",
-            512,
-            1,
-            max_vertices,
-            {tile_param("32"),
-             {"method",
-              "A: register-blocked min-plus product (256-thread blocks of 128 x 128 outputs, 8 x 8 per thread, where the "
-              "product spans 128 x 128; 64 x 64, 4 x 4 per thread, otherwise); "
-              "B: two-level blocking (one t x t tile per block of t*t2 threads, strips of t2)",
-              "A",
-              {"A", "B"},
-              0,
-              0},
-             {"t2", "method B: strip depth t2 (t*t2 threads per block)", "8", {"2", "4", "8", "16"}, 0, 0},
-             graph_param()}};
+    return {
+        "apsp/blocked",
+        "blocked Floyd-Warshall: per pivot the pivot tile, its row and column, every other tile (3n/t launches)",
+        "vertices",
+        512,
+        1,
+        max_vertices,
+        {tile_param("32"),
+         {"method",
+          "A: register-blocked min-plus product (256-thread blocks of 128 x 128 outputs, 8 x 8 per thread, where the "
+          "product spans 128 x 128; 64 x 64, 4 x 4 per thread, otherwise); "
+          "B: two-level blocking (one t x t tile per block of t*t2 threads, strips of t2)",
+          "A",
+          {"A", "B"},
+          0,
+          0},
+         {"t2", "method B: strip depth t2 (t*t2 threads per block)", "8", {"2", "4", "8", "16"}, 0, 0},
+         graph_param()}};
 }
 
 inline algo_spec recursive_spec() {
-    return {"apsp/recursive",
-            "recursive blocked Floyd-Warshall (Kleene): recursion on the diagonal quadrants, min-plus products "
-            "between them, plain Floyd-Warshall below tr (5n/tr - 4 launches)",
-            "vertices",
-            512,
-            1,
-            max_vertices,
-            {{"tr", "base-case side tr: the matrix is padded with inf to a multiple of tr", "32", {"16", "32", "64"}, 0,
-              0},
-             graph_param()}};
+    return {
+        "apsp/recursive",
+        "recursive blocked Floyd-Warshall (Kleene): recursion on the diagonal quadrants, min-plus products "
+        "between them, plain Floyd-Warshall below tr (5n/tr - 4 launches)",
+        "vertices",
+        512,
+        1,
+        max_vertices,
+        {{"tr", "base-case side tr: the matrix is padded with inf to a multiple of tr", "32", {"16", "32", "64"}, 0, 0},
+         graph_param()}};
 }
 
 inline algo_spec dpx_spec() {
@@ -103,8 +109,12 @@ inline algo_spec dpx_spec() {
             1,
             max_vertices,
             {tile_param("64", {"16", "32", "64", "128"}),
-             {"width", "distance bits: 32, or 16 (inf = 2^14 - 1; finite distances must stay below 2^13)", "32",
-              {"32", "16"}, 0, 0},
+             {"width",
+              "distance bits: 32, or 16 (inf = 2^14 - 1; finite distances must stay below 2^13)",
+              "32",
+              {"32", "16"},
+              0,
+              0},
              {"lookahead",
               "1: where step K's other tiles fill at least two waves of 128 x 128 regions (2 blocks per SM; n >= "
               "~3000 on the H100), their launch also closes pivot tile K+1 and updates its row and column "
@@ -124,15 +134,16 @@ struct reference {
     std::uint64_t seed = 0;
     std::int32_t inf = 0;
     bool full = false;
-    std::vector<std::int32_t> d;               // full: the n x n matrix by the kernels' rule
-    std::vector<std::uint32_t> rows;           // otherwise: the rows checked
+    std::vector<std::int32_t> d;                  // full: the n x n matrix by the kernels' rule
+    std::vector<std::uint32_t> rows;              // otherwise: the rows checked
     std::vector<std::vector<std::int64_t>> dist;  // and their true distances
 };
 
 // Rows checked beyond full_check_max_n: spread over the matrix, first and last included.
 inline std::vector<std::uint32_t> sample_rows(std::uint32_t n) {
     std::vector<std::uint32_t> rows;
-    for (std::uint32_t r = 0; r < check_rows; ++r) rows.push_back(std::uint32_t(std::uint64_t(n - 1) * r / (check_rows - 1)));
+    for (std::uint32_t r = 0; r < check_rows; ++r)
+        rows.push_back(std::uint32_t(std::uint64_t(n - 1) * r / (check_rows - 1)));
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
     return rows;
 }
@@ -176,8 +187,9 @@ inline check_result check_distances(const graph& g, const std::vector<std::int32
         for (std::uint32_t i = 0; i < n; ++i)
             for (std::uint32_t j = 0; j < n; ++j)
                 if (at(i, j) != ref.d[std::size_t(i) * n + j])
-                    return mismatch(i, j, at(i, j), std::to_string(ref.d[std::size_t(i) * n + j]) +
-                                                        " (CPU Floyd-Warshall, same inf rule)");
+                    return mismatch(
+                        i, j, at(i, j),
+                        std::to_string(ref.d[std::size_t(i) * n + j]) + " (CPU Floyd-Warshall, same inf rule)");
         return {true, std::to_string(std::uint64_t(n) * n) +
                           " distances equal the CPU Floyd-Warshall's (int32, missing edges weigh inf)"};
     }
@@ -318,7 +330,8 @@ template <class Relax, class Exec>
 void launch_regions(Exec& ex, const char* name, kl::gspan<word4<typename Relax::word>> m, std::uint32_t np,
                     region_launch L, unsigned unit, kl::gspan<std::uint32_t> sync = {}) {
     constexpr unsigned epw = Relax::per_word, epv = 4 * epw;
-    const region_shape shape = L.ahead.on ? ahead_shape(unit, ex.machine().M) : launch_shape<Relax>(ex.machine(), L, unit);
+    const region_shape shape =
+        L.ahead.on ? ahead_shape(unit, ex.machine().M) : launch_shape<Relax>(ex.machine(), L, unit);
     L.kc = shape.kc;
     L.kc_log2 = log2_exact(L.kc, "the inner chunk kc");
     L.gv_log2 = log2_exact(L.gv, "the column run gv");
@@ -333,7 +346,8 @@ void launch_regions(Exec& ex, const char* name, kl::gspan<word4<typename Relax::
     // where the two buffers fit in M).
     bool pipe = Relax::per_word == 1;
     for (std::uint32_t i = 0; i < L.jobs; ++i) pipe &= L.job[i].inner >= 32;
-    const std::size_t two16 = 2 * (shape.F == 2 ? region_policy<2>::shared_bytes(16) : region_policy<1>::shared_bytes(16));
+    const std::size_t two16 =
+        2 * (shape.F == 2 ? region_policy<2>::shared_bytes(16) : region_policy<1>::shared_bytes(16));
     pipe &= two16 + (L.ahead.on ? 16 : 0) <= ex.machine().M * 4;
     if (pipe) {
         L.kc = 16;
@@ -352,16 +366,15 @@ void launch_regions(Exec& ex, const char* name, kl::gspan<word4<typename Relax::
         // A lookahead launch: one word more, for the block's claimed place.
         const std::size_t smem = (pipe ? 2 * P::shared_bytes(16) : P::shared_bytes(L.kc)) + (L.ahead.on ? 16 : 0);
         if constexpr (Relax::per_word == 1)
-            if (pipe) return ex.launch(name, minplus_regions<Relax, F, true, true>, {blocks}, {P::threads}, smem, m, pitch, L, sync);
+            if (pipe)
+                return ex.launch(name, minplus_regions<Relax, F, true, true>, {blocks}, {P::threads}, smem, m, pitch, L,
+                                 sync);
         if (c_first)
             ex.launch(name, minplus_regions<Relax, F, true, false>, {blocks}, {P::threads}, smem, m, pitch, L, sync);
-        else
-            ex.launch(name, minplus_regions<Relax, F, false, false>, {blocks}, {P::threads}, smem, m, pitch, L, sync);
+        else ex.launch(name, minplus_regions<Relax, F, false, false>, {blocks}, {P::threads}, smem, m, pitch, L, sync);
     };
-    if (shape.F == 2)
-        go(std::integral_constant<unsigned, 2>{});
-    else
-        go(std::integral_constant<unsigned, 1>{});
+    if (shape.F == 2) go(std::integral_constant<unsigned, 2>{});
+    else go(std::integral_constant<unsigned, 1>{});
 }
 
 // Blocked Floyd-Warshall with the register-blocked product (method A, dpx):
@@ -407,8 +420,8 @@ void blocked_regions(Exec& ex, kl::gspan<T> d, std::uint32_t np, unsigned t, std
         rest.job[0].skip_row0 = rest.job[0].skip_col0 = band;
         rest.job[0].skip_rows = rest.job[0].skip_cols = t;
         pivot_done = false;
-        if ((lookahead == 2 || (lookahead == 1 && lookahead_pays(tiles, ex.machine().k()))) &&
-            Relax::per_word == 1 && K + 1 < tiles) {
+        if ((lookahead == 2 || (lookahead == 1 && lookahead_pays(tiles, ex.machine().k()))) && Relax::per_word == 1 &&
+            K + 1 < tiles) {
             region_launch ahead = rest;
             ahead.jobs = 3;
             row_column(K + 1, ahead, 1);
@@ -474,8 +487,8 @@ void blocked_strips(Exec& ex, kl::gspan<std::int32_t> d, std::uint32_t np, unsig
 // (A11 A11 = A11): every value read lies between the old and the new one,
 // and both give the same product.
 template <class Exec>
-void recursive_fw(Exec& ex, kl::gspan<std::int32_t> d, kl::gspan<word4<std::int32_t>> m, std::uint32_t np,
-                  unsigned tr, std::uint32_t o, std::uint32_t blocks) {
+void recursive_fw(Exec& ex, kl::gspan<std::int32_t> d, kl::gspan<word4<std::int32_t>> m, std::uint32_t np, unsigned tr,
+                  std::uint32_t o, std::uint32_t blocks) {
     if (blocks == 1) {
         launch_tile_fw(ex, "base_fw", d, np, o, tr);
         return;
@@ -520,17 +533,14 @@ check_result run_blocked(Exec& ex, std::uint64_t n, const param_values& p, std::
     const unsigned t = unsigned(p.integer("t")), t2 = unsigned(p.integer("t2"));
     const bool method_a = p.text("method") == "A";
     if (!method_a && std::uint64_t(t) * t2 > ex.device().hw.max_threads_per_block)
-        throw input_error("option --set t2", "method B runs t*t2 = " + std::to_string(t * t2) +
-                                                 " threads per block, more than the " +
-                                                 std::to_string(ex.device().hw.max_threads_per_block) + " of device " +
-                                                 ex.device().id);
+        throw input_error("option --set t2",
+                          "method B runs t*t2 = " + std::to_string(t * t2) + " threads per block, more than the " +
+                              std::to_string(ex.device().hw.max_threads_per_block) + " of device " + ex.device().id);
     const graph& g = cached_graph(parse_graph_kind(p.text("graph")), std::uint32_t(n), seed);
     const std::uint32_t np = round_up(n, t);
     auto d = upload_matrix<std::int32_t>(ex, g, np, inf32);
-    if (method_a)
-        blocked_regions<relax_plain>(ex, d, np, t);
-    else
-        blocked_strips(ex, d, np, t, t2);
+    if (method_a) blocked_regions<relax_plain>(ex, d, np, t);
+    else blocked_strips(ex, d, np, t, t2);
     return check_distances(g, fetch_widened(ex, d, std::size_t(np) * np), np, inf32);
 }
 
@@ -550,11 +560,10 @@ template <class Exec>
 check_result run_dpx(Exec& ex, std::uint64_t n, const param_values& p, std::uint64_t seed) {
     const unsigned t = unsigned(p.integer("t"));
     if (tile_fw_policy::threads(t) > ex.device().hw.max_threads_per_block)
-        throw input_error("option --set t", "t = " + std::to_string(t) + " runs the pivot tile on " +
-                                                std::to_string(tile_fw_policy::threads(t)) +
-                                                " threads per block, more than the " +
-                                                std::to_string(ex.device().hw.max_threads_per_block) + " of device " +
-                                                ex.device().id);
+        throw input_error("option --set t",
+                          "t = " + std::to_string(t) + " runs the pivot tile on " +
+                              std::to_string(tile_fw_policy::threads(t)) + " threads per block, more than the " +
+                              std::to_string(ex.device().hw.max_threads_per_block) + " of device " + ex.device().id);
     const graph& g = cached_graph(parse_graph_kind(p.text("graph")), std::uint32_t(n), seed);
     const std::uint32_t np = round_up(n, t);
     if (p.integer("width") == 32) {

@@ -70,7 +70,7 @@ struct region_policy {
     static constexpr unsigned threads = 256, side = 16;
     static constexpr unsigned rows = 64 * F, vectors = 16 * F;  // region: 64F rows x 16F vectors of 4 words
     static constexpr unsigned max_kc = 64;
-    static constexpr unsigned unroll = 16;  // k per unrolled body
+    static constexpr unsigned unroll = 16;      // k per unrolled body
     static constexpr unsigned stage_batch = 4;  // staging loads in flight per thread (interior regions)
     // Row pitches in shared memory (words): A^T 64F + 4, B 64F + 8.
     static constexpr unsigned a_pitch = 64 * F + 4, b_pitch = 64 * F + 8;
@@ -86,8 +86,8 @@ struct region_policy {
 struct region_job {
     std::uint32_t row0, rows, col0, cols;                      // C's rows and columns (distances)
     std::uint32_t skip_row0, skip_rows, skip_col0, skip_cols;  // bands that are not outputs (may be empty)
-    std::uint32_t a_col0, b_row0, inner;                       // A = C's rows x [a_col0, +inner); B = [b_row0, +inner) x C's columns
-    std::uint32_t regions_x, blocks;                           // regions across C; blocks = regions across x down
+    std::uint32_t a_col0, b_row0, inner;  // A = C's rows x [a_col0, +inner); B = [b_row0, +inner) x C's columns
+    std::uint32_t regions_x, blocks;      // regions across C; blocks = regions across x down
 };
 
 // Lookahead (apsp/dpx lookahead=1; regions of one tile each, int32): the
@@ -166,8 +166,9 @@ AGPU_DEVICE void close_region(V (&c)[4 * F][F], const S& sv, unsigned tid) {
         unrolled<F>([&](auto g) {
             if (g == fk)
                 unrolled<F>([&](auto f) {
-                    sv.store_if(tx == q, 2 * RV + buf * RV + ty + 16 * f,
-                                V{{c[4 * f][g].w[r], c[4 * f + 1][g].w[r], c[4 * f + 2][g].w[r], c[4 * f + 3][g].w[r]}});
+                    sv.store_if(
+                        tx == q, 2 * RV + buf * RV + ty + 16 * f,
+                        V{{c[4 * f][g].w[r], c[4 * f + 1][g].w[r], c[4 * f + 2][g].w[r], c[4 * f + 3][g].w[r]}});
                 });
         });
     };
@@ -186,8 +187,11 @@ AGPU_DEVICE void close_region(V (&c)[4 * F][F], const S& sv, unsigned tid) {
 // sync: a lookahead launch's flags and counters (region_ahead), empty otherwise.
 // Pipe (int32, L.kc = 16): the staging is double-buffered (below).
 template <class Relax, unsigned F, bool CFirst, bool Pipe>
+// (clang-format 14 reads AGPU_BOUNDS(...) as a call)
+// clang-format off
 AGPU_KERNEL AGPU_BOUNDS(256, region_policy<F>::min_blocks) void minplus_regions(
     kl::gspan<word4<typename Relax::word>> m, std::uint32_t pitch, region_launch L, kl::gspan<std::uint32_t> sync) {
+    // clang-format on
     using W = typename Relax::word;
     using V = word4<W>;
     using P = region_policy<F>;
@@ -232,7 +236,8 @@ AGPU_KERNEL AGPU_BOUNDS(256, region_policy<F>::min_blocks) void minplus_regions(
     const std::uint32_t row_base = J.row0 + ry * R;
     const std::uint32_t col_base = J.col0 + rx * (RV * epv);
     // Lookahead: job 0's regions in row or column a publish; T(a, a) closes.
-    const bool publishes = ahead && job == 0 && (ry == next || rx == next), closes = publishes && ry == next && rx == next;
+    const bool publishes = ahead && job == 0 && (ry == next || rx == next),
+               closes = publishes && ry == next && rx == next;
     const auto publish = [&] {
         kl::thread_fence();
         kl::sync_threads();
@@ -259,7 +264,8 @@ AGPU_KERNEL AGPU_BOUNDS(256, region_policy<F>::min_blocks) void minplus_regions(
     // block's tile and for the closed T(a, a).
     if (ahead && job != 0) {
         if (tid == 0) {
-            const std::size_t own = std::size_t(row_base / R) * tiles + col_base / R, pivot = std::size_t(next) * tiles + next;
+            const std::size_t own = std::size_t(row_base / R) * tiles + col_base / R,
+                              pivot = std::size_t(next) * tiles + next;
             while (sync.atomic_add(own, 0u) < L.ahead.epoch) kl::spin_wait(region_poll_ns);
             while (sync.atomic_add(pivot, 0u) < L.ahead.epoch) kl::spin_wait(region_poll_ns);
             kl::thread_fence();
@@ -274,7 +280,8 @@ AGPU_KERNEL AGPU_BOUNDS(256, region_policy<F>::min_blocks) void minplus_regions(
     unsigned on = 0;
     for (unsigned f = 0; f < F; ++f)
         for (unsigned g = 0; g < F; ++g)
-            if (row_live(row_base + 64 * f + 4 * ty) && col_live(col_base + (tx + 16 * g) * epv)) on |= 1u << (F * f + g);
+            if (row_live(row_base + 64 * f + 4 * ty) && col_live(col_base + (tx + 16 * g) * epv))
+                on |= 1u << (F * f + g);
     // C's vectors: c0 + (64f + r)·pitch + 16g (32-bit: the matrix has at most 2^28 vectors).
     const std::uint32_t c0 = (row_base + 4 * ty) * pitch + col_base / epv + tx;
     V c[4 * F][F];
@@ -297,9 +304,8 @@ AGPU_KERNEL AGPU_BOUNDS(256, region_policy<F>::min_blocks) void minplus_regions(
     // path took other_tiles from 414 M to 371 M warp-instructions, 304 M to
     // 282 M of them on the ALU pipe that the relaxations need; 4% faster.)
     const auto inside = [](std::uint32_t lo, std::uint32_t len, std::uint32_t first, std::uint32_t count,
-                           std::uint32_t s0, std::uint32_t sn) {
-        return lo + len <= first + count && (lo + len <= s0 || lo >= s0 + sn);
-    };
+                           std::uint32_t s0,
+                           std::uint32_t sn) { return lo + len <= first + count && (lo + len <= s0 || lo >= s0 + sn); };
     const bool interior = inside(row_base, R, J.row0, J.rows, J.skip_row0, J.skip_rows) &&
                           inside(col_base, RV * epv, J.col0, J.cols, J.skip_col0, J.skip_cols);
     // A: element e = tid + 256·it is row i = ai + it·(256 / a_vecs), vector ag
@@ -334,16 +340,20 @@ AGPU_KERNEL AGPU_BOUNDS(256, region_policy<F>::min_blocks) void minplus_regions(
         const auto fetch = [&](std::uint32_t k0) {
             for (unsigned it = 0; it < F; ++it) {
                 const unsigned e = tid + threads * it, i = ((e >> 6) << 4) + e % 16, g = e >> 4 & 3;
-                pa[it] = m.load_if(interior || row_live(row_base + i), (row_base + i) * pitch + (J.a_col0 + k0) / 4 + g, inf_v);
-                const unsigned rest = e >> L.gv_log2, k = rest & (KC - 1), vc = (rest >> 4 << L.gv_log2) + (e & (gv - 1));
-                pb[it] = m.load_if(interior || col_live(col_base + vc * 4), (J.b_row0 + k0 + k) * pitch + col_base / 4 + vc, inf_v);
+                pa[it] = m.load_if(interior || row_live(row_base + i), (row_base + i) * pitch + (J.a_col0 + k0) / 4 + g,
+                                   inf_v);
+                const unsigned rest = e >> L.gv_log2, k = rest & (KC - 1),
+                               vc = (rest >> 4 << L.gv_log2) + (e & (gv - 1));
+                pb[it] = m.load_if(interior || col_live(col_base + vc * 4),
+                                   (J.b_row0 + k0 + k) * pitch + col_base / 4 + vc, inf_v);
             }
         };
         const auto put = [&](unsigned buf) {
             for (unsigned it = 0; it < F; ++it) {
                 const unsigned e = tid + threads * it, i = ((e >> 6) << 4) + e % 16, g = e >> 4 & 3;
                 for (unsigned w = 0; w < 4; ++w) sw.store(buf * BUF + (4 * g + w) * AP + i, pa[it].w[w]);
-                const unsigned rest = e >> L.gv_log2, k = rest & (KC - 1), vc = (rest >> 4 << L.gv_log2) + (e & (gv - 1));
+                const unsigned rest = e >> L.gv_log2, k = rest & (KC - 1),
+                               vc = (rest >> 4 << L.gv_log2) + (e & (gv - 1));
                 sv.store((buf * BUF + KC * AP) / 4 + k * BPV + vc, pb[it]);
             }
         };
@@ -367,63 +377,72 @@ AGPU_KERNEL AGPU_BOUNDS(256, region_policy<F>::min_blocks) void minplus_regions(
             }
         }
     } else
-    for (std::uint32_t k0 = 0; k0 < J.inner; k0 += kc) {
-        if (k0 != 0) kl::sync_threads();
-        if (interior) {
-            const std::uint32_t ga = (row_base + ai) * pitch + (J.a_col0 + k0) / epv + ag;
-            const unsigned sa = ag * epv * AP + ai;
-            staged(
-                a_its, [&](unsigned it) { return m.load(ga + it * a_step * pitch); },
-                [&](unsigned it, const V& v) {
+        for (std::uint32_t k0 = 0; k0 < J.inner; k0 += kc) {
+            if (k0 != 0) kl::sync_threads();
+            if (interior) {
+                const std::uint32_t ga = (row_base + ai) * pitch + (J.a_col0 + k0) / epv + ag;
+                const unsigned sa = ag * epv * AP + ai;
+                staged(
+                    a_its, [&](unsigned it) { return m.load(ga + it * a_step * pitch); },
+                    [&](unsigned it, const V& v) {
+                        for (unsigned w = 0; w < 4; ++w)
+                            for (unsigned h = 0; h < epw; ++h)
+                                sw.store(sa + it * a_step + (w * epw + h) * AP, Relax::spread(v.w[w], h));
+                    });
+                const std::uint32_t gb = (J.b_row0 + k0) * pitch + col_base / epv;
+                const auto b_at = [&](unsigned it) {
+                    const unsigned rest = (tid >> L.gv_log2) + it * b_step;
+                    return std::pair<unsigned, unsigned>{rest & (kc - 1),
+                                                         (rest >> L.kc_log2 << L.gv_log2) + (tid & (gv - 1))};
+                };
+                staged(
+                    b_its,
+                    [&](unsigned it) {
+                        const auto [k, vc] = b_at(it);
+                        return m.load(gb + k * pitch + vc);
+                    },
+                    [&](unsigned it, const V& v) {
+                        const auto [k, vc] = b_at(it);
+                        sv.store(b0 + k * BPV + vc, v);
+                    });
+            } else {
+                // A's R x kc part, transposed: lanes take 16 rows x 2 vectors.
+                AGPU_NO_UNROLL for (unsigned e = tid; e < R * a_vecs; e += threads) {
+                    const unsigned i = (e >> (a_log2 + 4)) * side + e % side, g = e / side & (a_vecs - 1);
+                    const std::uint32_t row = row_base + i;
+                    const V v = m.load_if(row_live(row), std::uint64_t(row) * pitch + (J.a_col0 + k0) / epv + g, inf_v);
                     for (unsigned w = 0; w < 4; ++w)
-                        for (unsigned h = 0; h < epw; ++h)
-                            sw.store(sa + it * a_step + (w * epw + h) * AP, Relax::spread(v.w[w], h));
+                        for (unsigned h = 0; h < epw; ++h) {
+                            const unsigned k = g * epv + w * epw + h;
+                            sw.store(k * AP + i, Relax::spread(v.w[w], h));
+                        }
+                }
+                // B's kc x RV-vector part: lanes take runs of gv vectors over 32/gv rows.
+                AGPU_NO_UNROLL for (unsigned e = tid; e < kc * RV; e += threads) {
+                    const unsigned vl = e & (gv - 1), rest = e >> L.gv_log2, k = rest & (kc - 1);
+                    const unsigned vc = (rest >> L.kc_log2 << L.gv_log2) + vl;
+                    const std::uint32_t col = col_base + vc * epv;
+                    const V v = m.load_if(col_live(col), std::uint64_t(J.b_row0 + k0 + k) * pitch + col / epv, inf_v);
+                    sv.store(b0 + k * BPV + vc, v);
+                }
+            }
+            // Or C after the first staging: the staging loops then run without C's
+            // 16F² registers. (Measured on the H100: accumulating A ⊗ B from inf
+            // and meeting C at the end, with C prefetched to the L2, was 11-14%
+            // slower.)
+            if (!CFirst && k0 == 0)
+                for (unsigned f = 0; f < F; ++f)
+                    for (unsigned r = 0; r < 4; ++r)
+                        for (unsigned g = 0; g < F; ++g)
+                            c[4 * f + r][g] =
+                                m.load_if(on >> (F * f + g) & 1, c0 + (64 * f + r) * pitch + 16 * g, inf_v);
+            kl::sync_threads();
+            for (unsigned k16 = 0; k16 < kc; k16 += P::unroll)
+                unrolled<P::unroll>([&](auto u) {
+                    const unsigned k = k16 + u;
+                    relax_k<Relax, F>(c, sv, k * APV + ty, b0 + k * BPV + tx);
                 });
-            const std::uint32_t gb = (J.b_row0 + k0) * pitch + col_base / epv;
-            const auto b_at = [&](unsigned it) {
-                const unsigned rest = (tid >> L.gv_log2) + it * b_step;
-                return std::pair<unsigned, unsigned>{rest & (kc - 1), (rest >> L.kc_log2 << L.gv_log2) + (tid & (gv - 1))};
-            };
-            staged(
-                b_its, [&](unsigned it) { const auto [k, vc] = b_at(it); return m.load(gb + k * pitch + vc); },
-                [&](unsigned it, const V& v) { const auto [k, vc] = b_at(it); sv.store(b0 + k * BPV + vc, v); });
-        } else {
-            // A's R x kc part, transposed: lanes take 16 rows x 2 vectors.
-            AGPU_NO_UNROLL for (unsigned e = tid; e < R * a_vecs; e += threads) {
-                const unsigned i = (e >> (a_log2 + 4)) * side + e % side, g = e / side & (a_vecs - 1);
-                const std::uint32_t row = row_base + i;
-                const V v = m.load_if(row_live(row), std::uint64_t(row) * pitch + (J.a_col0 + k0) / epv + g, inf_v);
-                for (unsigned w = 0; w < 4; ++w)
-                    for (unsigned h = 0; h < epw; ++h) {
-                        const unsigned k = g * epv + w * epw + h;
-                        sw.store(k * AP + i, Relax::spread(v.w[w], h));
-                    }
-            }
-            // B's kc x RV-vector part: lanes take runs of gv vectors over 32/gv rows.
-            AGPU_NO_UNROLL for (unsigned e = tid; e < kc * RV; e += threads) {
-                const unsigned vl = e & (gv - 1), rest = e >> L.gv_log2, k = rest & (kc - 1);
-                const unsigned vc = (rest >> L.kc_log2 << L.gv_log2) + vl;
-                const std::uint32_t col = col_base + vc * epv;
-                const V v = m.load_if(col_live(col), std::uint64_t(J.b_row0 + k0 + k) * pitch + col / epv, inf_v);
-                sv.store(b0 + k * BPV + vc, v);
-            }
         }
-        // Or C after the first staging: the staging loops then run without C's
-        // 16F² registers. (Measured on the H100: accumulating A ⊗ B from inf
-        // and meeting C at the end, with C prefetched to the L2, was 11-14%
-        // slower.)
-        if (!CFirst && k0 == 0)
-            for (unsigned f = 0; f < F; ++f)
-                for (unsigned r = 0; r < 4; ++r)
-                    for (unsigned g = 0; g < F; ++g)
-                        c[4 * f + r][g] = m.load_if(on >> (F * f + g) & 1, c0 + (64 * f + r) * pitch + 16 * g, inf_v);
-        kl::sync_threads();
-        for (unsigned k16 = 0; k16 < kc; k16 += P::unroll)
-            unrolled<P::unroll>([&](auto u) {
-                const unsigned k = k16 + u;
-                relax_k<Relax, F>(c, sv, k * APV + ty, b0 + k * BPV + tx);
-            });
-    }
     // (Only where a lookahead launch may run, F = 2: the closure's code in the
     // F = 1 kernels made ptxas spill there, under their 64-register bound.)
     if constexpr (epw == 1 && F == 2)

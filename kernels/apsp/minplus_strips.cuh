@@ -46,11 +46,12 @@ AGPU_KERNEL void minplus_strips(kl::gspan<std::int32_t> m, std::uint32_t pitch, 
         ti = i + (i >= pivot ? 1u : 0u);
         tj = j + (j >= pivot ? 1u : 0u);
     }
-    const std::uint64_t row0 = std::uint64_t(ti) * Tile, col0 = std::uint64_t(tj) * Tile, k_0 = std::uint64_t(pivot) * Tile;
+    const std::uint64_t row0 = std::uint64_t(ti) * Tile, col0 = std::uint64_t(tj) * Tile,
+                        k_0 = std::uint64_t(pivot) * Tile;
     const unsigned tid = kl::thread_rank(), r = tid / Tile, j = tid % Tile;
     const auto sa = kl::dynamic_shared<std::int32_t>();  // A strip: t rows x t2, then B strip: t2 rows x t
     const auto sb = sa.subspan(Tile * Sub, Tile * Sub);
-    constexpr unsigned KV = Sub >= 4 ? 4 : Sub;  // k per A vector
+    constexpr unsigned KV = Sub >= 4 ? 4 : Sub;       // k per A vector
     const auto sav = kl::dynamic_shared<ivec<KV>>();  // the A strip as vectors of KV words
 
     std::int32_t c[per];

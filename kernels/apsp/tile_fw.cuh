@@ -42,9 +42,13 @@ namespace agpu::kernels::apsp {
 
 struct tile_fw_policy {
     static constexpr unsigned threads(unsigned tile) { return tile >= 64 ? tile * tile / 16 : 256; }
-    static constexpr std::size_t shared_bytes(unsigned tile) { return std::size_t(tile >= 64 ? 4 * tile : 2 * tile * tile) * 4; }
+    static constexpr std::size_t shared_bytes(unsigned tile) {
+        return std::size_t(tile >= 64 ? 4 * tile : 2 * tile * tile) * 4;
+    }
     // Tile >= 64: the thread's (ty, tx) in the (Tile/4)² grid, warps of 4 ty x 8 tx.
-    static AGPU_HOST_DEVICE unsigned ty(unsigned tid, unsigned tile) { return tid / 32 / (tile / 32) * 4 + tid % 32 / 8; }
+    static AGPU_HOST_DEVICE unsigned ty(unsigned tid, unsigned tile) {
+        return tid / 32 / (tile / 32) * 4 + tid % 32 / 8;
+    }
     static AGPU_HOST_DEVICE unsigned tx(unsigned tid, unsigned tile) { return tid / 32 % (tile / 32) * 8 + tid % 8; }
 };
 
@@ -58,8 +62,11 @@ struct alignas(4 * sizeof(T)) quad {
 // column are `origin`. T is int32 or int16; arithmetic in int32 is exact for
 // both (values stay within [-inf, inf], sums within 2·inf).
 template <class T, unsigned Tile>
+// (clang-format 14 reads AGPU_BOUNDS(...) as a call)
+// clang-format off
 AGPU_KERNEL AGPU_BOUNDS(tile_fw_policy::threads(Tile), 1) void tile_fw(kl::gspan<T> d, std::uint64_t pitch,
                                                                         std::uint32_t origin) {
+    // clang-format on
     constexpr unsigned threads = tile_fw_policy::threads(Tile);
     const auto s = kl::dynamic_shared<std::int32_t>();
     const unsigned tid = kl::thread_rank();
@@ -123,7 +130,8 @@ AGPU_KERNEL AGPU_BOUNDS(tile_fw_policy::threads(Tile), 1) void tile_fw(kl::gspan
             kl::compute(per);
             kl::sync_threads();
         }
-        for (unsigned e = 0; e < per; ++e) d.store((origin + i0 + e * row_step) * pitch + origin + j, static_cast<T>(v[e]));
+        for (unsigned e = 0; e < per; ++e)
+            d.store((origin + i0 + e * row_step) * pitch + origin + j, static_cast<T>(v[e]));
     }
 }
 

@@ -44,8 +44,13 @@ void cub_call(cuda_executor& ex, const std::string& name, F call) {
 }
 
 algo_spec copy_spec() {
-    return {"baseline/copy", "device-to-device copy of n 4-byte words (cudaMemcpyAsync): the bandwidth ceiling",
-            "words", 1 << 20, 1, max_elements, {}};
+    return {"baseline/copy",
+            "device-to-device copy of n 4-byte words (cudaMemcpyAsync): the bandwidth ceiling",
+            "words",
+            1 << 20,
+            1,
+            max_elements,
+            {}};
 }
 
 check_result run_copy(cuda_executor& ex, std::uint64_t n, const param_values&, std::uint64_t seed) {
@@ -62,8 +67,13 @@ check_result run_copy(cuda_executor& ex, std::uint64_t n, const param_values&, s
 }
 
 algo_spec reduce_spec() {
-    return {"baseline/cub-reduce-sum", "cub::DeviceReduce::Sum (one statistic, one pass)", "values", 1 << 20, 1,
-            max_elements, {{"type", "value type", "float", {"float", "double"}, 0, 0}}};
+    return {"baseline/cub-reduce-sum",
+            "cub::DeviceReduce::Sum (one statistic, one pass)",
+            "values",
+            1 << 20,
+            1,
+            max_elements,
+            {{"type", "value type", "float", {"float", "double"}, 0, 0}}};
 }
 
 // Inputs as stats/ makes them: uniform in [0, 1) from the seed.
@@ -82,8 +92,8 @@ check_result reduce_sum(cuda_executor& ex, std::uint64_t n, std::uint64_t seed) 
     const double got = fetch(ex, out, 1)[0];
     const double rel = std::fabs(got - double(want)) / std::max(1.0, std::fabs(double(want)));
     const double tol = sizeof(T) == 4 ? 1e-4 : 1e-10;
-    return {rel <= tol, "sum " + std::to_string(got) + " against " + std::to_string(double(want)) + " (relative error " +
-                            std::to_string(rel) + ", allowed " + std::to_string(tol) + ")"};
+    return {rel <= tol, "sum " + std::to_string(got) + " against " + std::to_string(double(want)) +
+                            " (relative error " + std::to_string(rel) + ", allowed " + std::to_string(tol) + ")"};
 }
 
 check_result run_reduce(cuda_executor& ex, std::uint64_t n, const param_values& p, std::uint64_t seed) {
@@ -91,8 +101,12 @@ check_result run_reduce(cuda_executor& ex, std::uint64_t n, const param_values& 
 }
 
 algo_spec scan_spec() {
-    return {"baseline/cub-scan", "cub::DeviceScan exclusive or inclusive sum (one pass, decoupled look-back)", "values",
-            1 << 20, 1, max_elements,
+    return {"baseline/cub-scan",
+            "cub::DeviceScan exclusive or inclusive sum (one pass, decoupled look-back)",
+            "values",
+            1 << 20,
+            1,
+            max_elements,
             {{"type", "value type", "u32", {"u32", "u64"}, 0, 0},
              {"kind", "exclusive or inclusive", "exclusive", {"exclusive", "inclusive"}, 0, 0}}};
 }
@@ -105,8 +119,10 @@ check_result scan_sum(cuda_executor& ex, std::uint64_t n, bool exclusive, std::u
     auto out = ex.alloc<T>(n);
     ex.upload(in, std::span<const T>(h));
     cub_call(ex, exclusive ? "cub_exclusive_sum" : "cub_inclusive_sum", [&](void* temp, std::size_t& bytes) {
-        return exclusive ? cub::DeviceScan::ExclusiveSum(temp, bytes, in.data(), out.data(), static_cast<std::int64_t>(n), ex.stream())
-                         : cub::DeviceScan::InclusiveSum(temp, bytes, in.data(), out.data(), static_cast<std::int64_t>(n), ex.stream());
+        return exclusive ? cub::DeviceScan::ExclusiveSum(temp, bytes, in.data(), out.data(),
+                                                         static_cast<std::int64_t>(n), ex.stream())
+                         : cub::DeviceScan::InclusiveSum(temp, bytes, in.data(), out.data(),
+                                                         static_cast<std::int64_t>(n), ex.stream());
     });
     std::vector<T> want(n);
     T acc = 0;
@@ -133,17 +149,31 @@ std::vector<model::param_spec> sort_params() {
 }
 
 algo_spec merge_sort_spec() {
-    return {"baseline/cub-merge-sort", "cub::DeviceMergeSort::SortKeys with the key order's comparator", "elements",
-            1 << 20, 1, max_elements, sort_params()};
+    return {"baseline/cub-merge-sort",
+            "cub::DeviceMergeSort::SortKeys with the key order's comparator",
+            "elements",
+            1 << 20,
+            1,
+            max_elements,
+            sort_params()};
 }
 algo_spec radix_sort_spec() {
-    return {"baseline/cub-radix-sort", "cub::DeviceRadixSort::SortKeys (LSD radix sort; float by its bits, as sort/)",
-            "elements", 1 << 20, 1, max_elements, sort_params()};
+    return {"baseline/cub-radix-sort",
+            "cub::DeviceRadixSort::SortKeys (LSD radix sort; float by its bits, as sort/)",
+            "elements",
+            1 << 20,
+            1,
+            max_elements,
+            sort_params()};
 }
 algo_spec thrust_sort_spec() {
     return {"baseline/thrust-sort",
             "thrust::sort with the key order's comparator (Thrust's merge sort; its temporary allocation is timed)",
-            "elements", 1 << 20, 1, max_elements, sort_params()};
+            "elements",
+            1 << 20,
+            1,
+            max_elements,
+            sort_params()};
 }
 
 template <class K>
@@ -152,7 +182,8 @@ struct key_less {
 };
 
 template <class K, class Sort>
-check_result sort_keys(cuda_executor& ex, std::uint64_t n, const param_values& p, std::uint64_t seed, Sort sort_on_gpu) {
+check_result sort_keys(cuda_executor& ex, std::uint64_t n, const param_values& p, std::uint64_t seed,
+                       Sort sort_on_gpu) {
     const auto ref = sort::cached_case<K>(n, seed, p.text("input"));
     const auto& h = ref->keys();
     auto keys = ex.alloc<K>(n);
@@ -186,8 +217,8 @@ check_result run_radix_sort(cuda_executor& ex, std::uint64_t n, const param_valu
     return by_type(p, [&]<class K>(K*) {
         return sort_keys<K>(ex, n, p, seed, [&](kl::gspan<K> keys, kl::gspan<K> out) {
             cub_call(ex, "cub_radix_sort", [&](void* temp, std::size_t& bytes) {
-                return cub::DeviceRadixSort::SortKeys(temp, bytes, keys.data(), out.data(), static_cast<std::int64_t>(n),
-                                                      0, int(sizeof(K) * 8), ex.stream());
+                return cub::DeviceRadixSort::SortKeys(temp, bytes, keys.data(), out.data(),
+                                                      static_cast<std::int64_t>(n), 0, int(sizeof(K) * 8), ex.stream());
             });
         });
     });
@@ -196,8 +227,11 @@ check_result run_radix_sort(cuda_executor& ex, std::uint64_t n, const param_valu
 check_result run_thrust_sort(cuda_executor& ex, std::uint64_t n, const param_values& p, std::uint64_t seed) {
     return by_type(p, [&]<class K>(K*) {
         return sort_keys<K>(ex, n, p, seed, [&](kl::gspan<K> keys, kl::gspan<K> out) {
-            AGPU_CUDA_CHECK(cudaMemcpyAsync(out.data(), keys.data(), n * sizeof(K), cudaMemcpyDeviceToDevice, ex.stream()));
-            ex.timed("thrust_sort", [&] { thrust::sort(thrust::cuda::par.on(ex.stream()), out.data(), out.data() + n, key_less<K>{}); });
+            AGPU_CUDA_CHECK(
+                cudaMemcpyAsync(out.data(), keys.data(), n * sizeof(K), cudaMemcpyDeviceToDevice, ex.stream()));
+            ex.timed("thrust_sort", [&] {
+                thrust::sort(thrust::cuda::par.on(ex.stream()), out.data(), out.data() + n, key_less<K>{});
+            });
         });
     });
 }

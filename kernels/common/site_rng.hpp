@@ -1,7 +1,7 @@
 // A random generator seeded by what a draw is (its site: a seed and an
 // index), so that any draw can be made by itself, in any order, on any
 // thread, and give the same value: for inputs the simulator synthesizes where
-// a kernel touches them (sort/sort_synth.hpp, stats' sampled runs).
+// a kernel touches them (sim/estimators/sort_synth.hpp, stats' sampled runs).
 #pragma once
 
 #include <cstdint>
@@ -28,8 +28,6 @@ private:
     std::uint64_t m_s;
 };
 
-inline std::uint64_t mix_seed(std::uint64_t a, std::uint64_t b) {
-    return site_rng(a ^ (b * 0xD1B54A32D192ED03ull))();
-}
+inline std::uint64_t mix_seed(std::uint64_t a, std::uint64_t b) { return site_rng(a ^ (b * 0xD1B54A32D192ED03ull))(); }
 
 }  // namespace agpu::kernels

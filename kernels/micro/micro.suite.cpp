@@ -5,7 +5,8 @@
 
 namespace {
 
-AGPU_REGISTER_SUITE({"micro", "one access pattern per kernel: the hardware counters against the simulator's",
+AGPU_REGISTER_SUITE({"micro",
+                     "one access pattern per kernel: the hardware counters against the simulator's",
                      {std::uint64_t(1) << 20, 1000003},
                      {{"micro/global-stride", {"stride=1"}},
                       {"micro/global-stride", {"stride=2"}},
@@ -37,7 +38,8 @@ AGPU_REGISTER_SUITE({"micro", "one access pattern per kernel: the hardware count
 // 1024 threads, at three sizes of many waves: whether the time of short-lived
 // blocks grows with the blocks, the warps, or the waves of blocks an SM holds
 // (32 blocks, 2048 threads on the H100), which the time model has to price.
-AGPU_REGISTER_SUITE({"micro-blocks", "short-lived blocks of 32 to 1024 threads: a cost per block, per warp or per wave",
+AGPU_REGISTER_SUITE({"micro-blocks",
+                     "short-lived blocks of 32 to 1024 threads: a cost per block, per warp or per wave",
                      {std::uint64_t(1) << 20, 4000000, std::uint64_t(1) << 24},
                      {{"micro/barriers", {"count=0", "threads=32"}},
                       {"micro/barriers", {"count=0", "threads=64"}},
@@ -56,7 +58,8 @@ AGPU_REGISTER_SUITE({"micro-blocks", "short-lived blocks of 32 to 1024 threads: 
 // H100), 0 to 512 barriers a thread, in blocks of 32, 256 and 1024 threads: what
 // a chain of barriers costs a launch that nothing else hides (the APSP tiles'
 // and the reductions' merges are such chains), per barrier and per warp.
-AGPU_REGISTER_SUITE({"micro-chains", "launches of one block, or one block an SM: what a chain of barriers costs",
+AGPU_REGISTER_SUITE({"micro-chains",
+                     "launches of one block, or one block an SM: what a chain of barriers costs",
                      {256, 33792},
                      {{"micro/barriers", {"count=0", "threads=256"}},
                       {"micro/barriers", {"count=8", "threads=256"}},
@@ -77,7 +80,8 @@ AGPU_REGISTER_SUITE({"micro-chains", "launches of one block, or one block an SM:
 // three decades of n: what the time model's latency terms are fitted on
 // (per step, per DRAM atom, per sector first read from the L2), so that
 // leaving a decade or an algorithm out of a fit still leaves them measured.
-AGPU_REGISTER_SUITE({"latency", "one thread's dependent loads: the latency of a step, a DRAM atom and an L2 sector",
+AGPU_REGISTER_SUITE({"latency",
+                     "one thread's dependent loads: the latency of a step, a DRAM atom and an L2 sector",
                      {std::uint64_t(1) << 16, std::uint64_t(1) << 18, std::uint64_t(1) << 20},
                      {{"micro/chase", {"stride=1"}},
                       {"micro/chase", {"stride=2"}},

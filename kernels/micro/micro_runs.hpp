@@ -20,8 +20,12 @@ using model::param_values;
 inline constexpr std::uint64_t max_threads = std::uint64_t(1) << 24;
 
 inline algo_spec global_stride_spec() {
-    return {"micro/global-stride", "each thread loads (or stores) one 4-byte word, `stride` words after its neighbour's",
-            "threads", 1 << 16, 1, max_threads,
+    return {"micro/global-stride",
+            "each thread loads (or stores) one 4-byte word, `stride` words after its neighbour's",
+            "threads",
+            1 << 16,
+            1,
+            max_threads,
             {{"stride", "words between neighbouring lanes' words", "1", {}, 1, 1024},
              {"op", "load or store", "load", {"load", "store"}, 0, 0}}};
 }
@@ -54,8 +58,12 @@ check_result run_global_stride(Exec& ex, std::uint64_t n, const param_values& p,
 }
 
 inline algo_spec shared_stride_spec() {
-    return {"micro/shared-stride", "lane l reads shared word l * stride: gcd(stride, b) wavefronts per warp", "threads",
-            1 << 14, 1, max_threads,
+    return {"micro/shared-stride",
+            "lane l reads shared word l * stride: gcd(stride, b) wavefronts per warp",
+            "threads",
+            1 << 14,
+            1,
+            max_threads,
             {{"stride", "words between neighbouring lanes' shared words", "1", {}, 1, 64},
              {"repeat", "shared reads per thread, each with the same bank pattern", "1", {}, 1, 64}}};
 }
@@ -77,8 +85,13 @@ check_result run_shared_stride(Exec& ex, std::uint64_t n, const param_values& p,
 }
 
 inline algo_spec broadcast_spec() {
-    return {"micro/broadcast", "every lane reads one shared word and one global word: 1 wavefront, 1 sector",
-            "threads", 1 << 14, 1, max_threads, {}};
+    return {"micro/broadcast",
+            "every lane reads one shared word and one global word: 1 wavefront, 1 sector",
+            "threads",
+            1 << 14,
+            1,
+            max_threads,
+            {}};
 }
 
 template <class Exec>
@@ -94,7 +107,12 @@ check_result run_broadcast(Exec& ex, std::uint64_t n, const param_values&, std::
 }
 
 inline algo_spec barriers_spec() {
-    return {"micro/barriers", "`count` block barriers per thread", "threads", 1 << 14, 1, max_threads,
+    return {"micro/barriers",
+            "`count` block barriers per thread",
+            "threads",
+            1 << 14,
+            1,
+            max_threads,
             {{"count", "barriers per thread", "4", {}, 0, 1024},
              {"threads", "threads per block (the other micro-kernels use 256)", "256", {}, 1, 1024}}};
 }
@@ -111,7 +129,7 @@ check_result run_barriers(Exec& ex, std::uint64_t n, const param_values& p, std:
 
 inline algo_spec divergent_spec() {
     return {"micro/divergent", "a warp's lanes split into `ways` paths, each storing on its own", "threads", 1 << 14, 1,
-            max_threads, {{"ways", "paths per warp (lane mod ways)", "2", {}, 1, 1024}}};
+            max_threads,       {{"ways", "paths per warp (lane mod ways)", "2", {}, 1, 1024}}};
 }
 
 template <class Exec>
@@ -129,7 +147,10 @@ check_result run_divergent(Exec& ex, std::uint64_t n, const param_values& p, std
 inline algo_spec chase_spec() {
     return {"micro/chase",
             "one thread follows n dependent loads, `stride` words apart: the latency of a load that nothing overlaps",
-            "loads", 1 << 16, 1, std::uint64_t(1) << 26,
+            "loads",
+            1 << 16,
+            1,
+            std::uint64_t(1) << 26,
             {{"stride", "words between consecutive links (8: a new 32-byte sector every load)", "1", {}, 1, 1024}}};
 }
 
@@ -155,8 +176,12 @@ check_result run_chase(Exec& ex, std::uint64_t n, const param_values& p, std::ui
 }
 
 inline algo_spec atomics_spec() {
-    return {"micro/atomics", "each thread adds 1 to one of `distinct` counters, in global or shared memory", "threads",
-            1 << 14, 1, max_threads,
+    return {"micro/atomics",
+            "each thread adds 1 to one of `distinct` counters, in global or shared memory",
+            "threads",
+            1 << 14,
+            1,
+            max_threads,
             {{"space", "where the counters live", "global", {"global", "shared"}, 0, 0},
              {"distinct", "counters (lane i uses counter i mod distinct)", "1", {}, 1, 256}}};
 }

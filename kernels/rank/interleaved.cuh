@@ -51,16 +51,6 @@ struct interleaved_layout {
     std::uint64_t tiles = 0;
 };
 
-inline interleaved_layout interleaved_layout_for(std::uint64_t n) {
-    AGPU_CHECK(n >= 1 && n <= (std::uint64_t(1) << 34), "rank/interleaved covers 1 to 2^34 bits");
-    interleaved_layout l;
-    l.n = n;
-    l.data_words = 2 * ((n + 127) / 128);
-    l.lines = n / line_bits + 1;
-    l.tiles = (l.lines + interleaved_tile_lines - 1) / interleaved_tile_lines;
-    return l;
-}
-
 // The header's count before piece p (0 for p = 0): r1, r2, r3.
 AGPU_HOST_DEVICE std::uint64_t piece_base(std::uint64_t header, unsigned p) {
     const unsigned shift = (0x372f2800u >> (8 * p)) & 0xffu;  // 0, 40, 47, 55

@@ -36,7 +36,6 @@
 #include <cmath>
 #include <cstdint>
 
-#include "agpu/errors.hpp"
 #include "rank/rank_common.cuh"
 
 namespace agpu::kernels::rank {
@@ -45,43 +44,15 @@ namespace agpu::kernels::rank {
 
 struct jacobson_layout {
     std::uint64_t n = 0;
-    unsigned log_s = 0, log_l = 0;  // S = 2^log_s, L = 2^log_l
-    std::uint64_t data_chunks = 0;  // 16-byte chunks of the bit vector: ceil(n / 128)
-    std::uint64_t superblocks = 0;  // LT entries: n / L + 1
-    std::uint64_t chunks = 0;       // chunks the tables cover: superblocks * L / 128
-    std::uint64_t small_blocks = 0; // ST entries: chunks * 128 / S
-    std::uint64_t tiles = 0;        // thread blocks of the build
+    unsigned log_s = 0, log_l = 0;   // S = 2^log_s, L = 2^log_l
+    std::uint64_t data_chunks = 0;   // 16-byte chunks of the bit vector: ceil(n / 128)
+    std::uint64_t superblocks = 0;   // LT entries: n / L + 1
+    std::uint64_t chunks = 0;        // chunks the tables cover: superblocks * L / 128
+    std::uint64_t small_blocks = 0;  // ST entries: chunks * 128 / S
+    std::uint64_t tiles = 0;         // thread blocks of the build
 };
 
 inline constexpr std::uint64_t jacobson_tile_chunks = std::uint64_t(rank_policy::block_threads) * rank_policy::items;
-
-// ceil(log2 n), 0 for n = 1.
-inline unsigned ceil_log2(std::uint64_t n) {
-    unsigned l = 0;
-    while ((std::uint64_t(1) << l) < n) ++l;
-    return l;
-}
-
-// The power of two nearest x on a log scale, as an exponent within [lo, hi].
-inline unsigned nearest_pow2_exponent(double x, unsigned lo, unsigned hi) {
-    const long e = x <= 1 ? 0 : std::lround(std::log2(x));
-    return static_cast<unsigned>(std::min<long>(std::max<long>(e, long(lo)), long(hi)));
-}
-
-inline jacobson_layout jacobson_layout_for(std::uint64_t n) {
-    AGPU_CHECK(n >= 1, "rank/jacobson needs at least one bit");
-    const double lg = std::max(1u, ceil_log2(n));
-    jacobson_layout j;
-    j.n = n;
-    j.log_s = nearest_pow2_exponent(lg / 2, 3, 4);   // S in {8, 16}: enough for lg <= 45 (n < 2^45)
-    j.log_l = nearest_pow2_exponent(lg * lg, 7, 10); // L in [128, 1024]: g = L/128 <= 8 lanes <= b
-    j.data_chunks = (n + 127) / 128;
-    j.superblocks = (n >> j.log_l) + 1;
-    j.chunks = j.superblocks << (j.log_l - 7);
-    j.small_blocks = j.chunks << (7 - j.log_s);
-    j.tiles = (j.chunks + jacobson_tile_chunks - 1) / jacobson_tile_chunks;
-    return j;
-}
 
 // ---- broadword small-block counts ----
 

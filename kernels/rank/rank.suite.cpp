@@ -22,8 +22,7 @@
 #include <string>
 
 #include "agpu/validate/suite.hpp"
-#include "rank/interleaved.cuh"
-#include "rank/jacobson.cuh"
+#include "rank/rank_layout.hpp"
 
 namespace {
 
@@ -69,7 +68,10 @@ AGPU_REGISTER_SUITE(
     {"rank-goals",
      "the H100 goals at 2^32 bits: builds at 80% of copy bandwidth, 5 G random rank1 queries/s (timing only)",
      {std::uint64_t(1) << 28, goal_bits},
-     {{"baseline/copy", {}, [](std::uint64_t n) { return 8.0 * double(n); }, [](std::uint64_t n) { return double(n); },
+     {{"baseline/copy",
+       {},
+       [](std::uint64_t n) { return 8.0 * double(n); },
+       [](std::uint64_t n) { return double(n); },
        std::uint64_t(1) << 28},
       build("rank/jacobson"),
       build("rank/interleaved"),

@@ -48,9 +48,9 @@ struct rank_policy {
 // One 64-bit word per tile: bits 62-63 say what the rest holds, so a tile's
 // flag and value change together in one atomic exchange and no memory fence is
 // needed between them.
-inline constexpr unsigned long long status_none = 0;                 // nothing published yet
-inline constexpr unsigned long long status_aggregate = 1ull << 62;   // the tile's own count
-inline constexpr unsigned long long status_prefix = 2ull << 62;      // count of this tile and all before it
+inline constexpr unsigned long long status_none = 0;                // nothing published yet
+inline constexpr unsigned long long status_aggregate = 1ull << 62;  // the tile's own count
+inline constexpr unsigned long long status_prefix = 2ull << 62;     // count of this tile and all before it
 inline constexpr unsigned long long status_value = (1ull << 62) - 1;
 
 // ---- warp-level helpers (every lane of the warp calls them) ----
@@ -171,7 +171,6 @@ AGPU_DEVICE void tile_warp_bases(kl::sspan<std::uint32_t> warp_total, kl::sspan<
     }
     kl::sync_threads();
 }
-
 
 // The block's tile, claimed in launch order from the counter `status[tiles]`
 // (uploaded as 0), so that every tile before it belongs to a block already

@@ -21,6 +21,7 @@
 #include "common/host_util.hpp"
 #include "rank/interleaved.cuh"
 #include "rank/jacobson.cuh"
+#include "rank/rank_layout.hpp"
 
 namespace agpu::kernels::rank {
 
@@ -34,27 +35,42 @@ inline constexpr std::uint64_t default_query_cap = std::uint64_t(1) << 20;
 // ---- parameters ----
 
 inline std::vector<model::param_spec> rank_params() {
-    return {{"op", "build: the build launches only; rank1, rank0, select1: the build, then `queries` random queries",
-             "rank1", {"build", "rank1", "rank0", "select1"}, 0, 0},
+    return {{"op",
+             "build: the build launches only; rank1, rank0, select1: the build, then `queries` random queries",
+             "rank1",
+             {"build", "rank1", "rank0", "select1"},
+             0,
+             0},
             {"queries", "random queries (0: min(n, 2^20))", "0", {}, 0, std::int64_t(1) << 28},
             {"density",
              "percent of ones in the random bit vector: 50 uniform random words, 0 and 100 all zeros and all ones, "
              "others to the nearest 1/256",
-             "50", {}, 0, 100}};
+             "50",
+             {},
+             0,
+             100}};
 }
 
 inline algo_spec jacobson_spec() {
     return {"rank/jacobson",
             "Jacobson's rank directory: LT per L = log^2 n bits, ST per S = (log n)/2 bits (powers of two), built in "
             "one pass; bulk rank1/rank0/select1",
-            "bits", 1 << 20, 1, max_bits, rank_params()};
+            "bits",
+            1 << 20,
+            1,
+            max_bits,
+            rank_params()};
 }
 
 inline algo_spec interleaved_spec() {
     return {"rank/interleaved",
             "one 64-byte line per 448 bits (header with the count and three in-line counts): a rank reads one line; "
             "built in one pass; bulk rank1/rank0/select1",
-            "bits", 1 << 20, 1, max_bits, rank_params()};
+            "bits",
+            1 << 20,
+            1,
+            max_bits,
+            rank_params()};
 }
 
 inline std::uint64_t query_count(std::uint64_t n, const param_values& p) {
@@ -161,9 +177,8 @@ inline std::vector<std::uint64_t> random_queries(const std::string& op, std::uin
     std::uniform_int_distribution<std::uint64_t> d(0, hi);
     std::vector<std::uint64_t> q(count);
     for (auto& x : q) x = d(rng);
-    const std::vector<std::uint64_t> edges =
-        select ? std::vector<std::uint64_t>{1, ref.ones(), 0, ref.ones() + 1}
-               : std::vector<std::uint64_t>{0, ref.n(), ref.n() - 1, ref.n() / 2};
+    const std::vector<std::uint64_t> edges = select ? std::vector<std::uint64_t>{1, ref.ones(), 0, ref.ones() + 1}
+                                                    : std::vector<std::uint64_t>{0, ref.n(), ref.n() - 1, ref.n() / 2};
     for (std::size_t e = 0; e < edges.size() && e < q.size(); ++e) q[e] = edges[e];
     return q;
 }
@@ -222,7 +237,7 @@ check_result run_queries(Exec& ex, const std::string& op, std::uint64_t count, c
 
 struct jacobson_tables {
     jacobson_layout layout;
-    kl::gspan<u64x2> st;   // small_blocks 16-bit entries
+    kl::gspan<u64x2> st;  // small_blocks 16-bit entries
     kl::gspan<std::uint64_t> lt;
     kl::gspan<unsigned long long> status;
 };
@@ -361,8 +376,7 @@ check_result run_interleaved(Exec& ex, std::uint64_t n, const param_values& p, s
                     "interleaved_select", interleaved_select, {grid}, {block}, 0, lines,
                     kl::gspan<const std::uint64_t>(reinterpret_cast<const std::uint64_t*>(t.lines.data()), 8 * l.lines),
                     kl::gspan<const unsigned long long>(t.status), l.tiles, n, pos, out);
-            else
-                ex.launch("interleaved_rank", interleaved_rank, {grid}, {block}, 0, lines, pos, out, op == "rank0");
+            else ex.launch("interleaved_rank", interleaved_rank, {grid}, {block}, 0, lines, pos, out, op == "rank0");
         });
 }
 

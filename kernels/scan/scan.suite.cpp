@@ -31,24 +31,19 @@ suite_entry entry(const char* algo, const char* type, const char* kind, std::vec
     return {algo, sets, [s](std::uint64_t n) { return 2.0 * s * double(n); }, values, 0};
 }
 
-AGPU_REGISTER_SUITE({"scan",
-                     "prefix sums: Hillis-Steele multi-level and the single-pass chained scan against cub::DeviceScan",
-                     {std::uint64_t(1) << 24, 10000003},
-                     {entry("scan/hillis-steele", "u32", "inclusive"),
-                      entry("scan/hillis-steele", "u32", "exclusive"),
-                      entry("scan/hillis-steele", "u64", "inclusive"),
-                      entry("scan/hillis-steele", "u64", "exclusive"),
-                      entry("scan/work-efficient", "u32", "inclusive"),
-                      entry("scan/work-efficient", "u32", "exclusive"),
-                      entry("scan/work-efficient", "u64", "inclusive"),
-                      entry("scan/work-efficient", "u64", "exclusive"),
-                      entry("baseline/cub-scan", "u32", "inclusive"),
-                      entry("baseline/cub-scan", "u32", "exclusive"),
-                      entry("baseline/cub-scan", "u64", "inclusive"),
-                      entry("baseline/cub-scan", "u64", "exclusive")},
-                     {{"scan/work-efficient type=u32;kind=exclusive", "baseline/cub-scan type=u32;kind=exclusive", "time",
-                       0.9, std::uint64_t(1) << 28,
-                       "an exclusive scan of 2^28 u32 in at most 1/0.9 of the time cub::DeviceScan::ExclusiveSum takes"}}});
+AGPU_REGISTER_SUITE(
+    {"scan",
+     "prefix sums: Hillis-Steele multi-level and the single-pass chained scan against cub::DeviceScan",
+     {std::uint64_t(1) << 24, 10000003},
+     {entry("scan/hillis-steele", "u32", "inclusive"), entry("scan/hillis-steele", "u32", "exclusive"),
+      entry("scan/hillis-steele", "u64", "inclusive"), entry("scan/hillis-steele", "u64", "exclusive"),
+      entry("scan/work-efficient", "u32", "inclusive"), entry("scan/work-efficient", "u32", "exclusive"),
+      entry("scan/work-efficient", "u64", "inclusive"), entry("scan/work-efficient", "u64", "exclusive"),
+      entry("baseline/cub-scan", "u32", "inclusive"), entry("baseline/cub-scan", "u32", "exclusive"),
+      entry("baseline/cub-scan", "u64", "inclusive"), entry("baseline/cub-scan", "u64", "exclusive")},
+     {{"scan/work-efficient type=u32;kind=exclusive", "baseline/cub-scan type=u32;kind=exclusive", "time", 0.9,
+       std::uint64_t(1) << 28,
+       "an exclusive scan of 2^28 u32 in at most 1/0.9 of the time cub::DeviceScan::ExclusiveSum takes"}}});
 
 // Every tile shape without backoff, then backoffs at the default shape: 13 runs.
 std::vector<suite_entry> tune_entries() {

@@ -44,7 +44,10 @@ std::vector<T> cpu_scan(const std::vector<T>& in, bool exclusive) {
 inline algo_spec hillis_steele_spec() {
     return {"scan/hillis-steele",
             "prefix sum: Hillis-Steele in blocks of 256, the block sums scanned recursively and added back",
-            "elements", 1 << 20, 1, max_elements,
+            "elements",
+            1 << 20,
+            1,
+            max_elements,
             {{"kind", "inclusive or exclusive scan", "inclusive", {"inclusive", "exclusive"}, 0, 0},
              {"type", "element type", "u32", {"u32", "u64"}, 0, 0}}};
 }
@@ -80,13 +83,24 @@ void multi_level_scan(Exec& ex, kl::gspan<const T> in, kl::gspan<T> out, std::ui
 inline algo_spec work_efficient_spec() {
     return {"scan/work-efficient",
             "prefix sum in one pass: chained scan with decoupled look-back, 16-byte vectors, tiles of threads x items",
-            "elements", 1 << 20, 1, max_elements,
+            "elements",
+            1 << 20,
+            1,
+            max_elements,
             {{"kind", "inclusive or exclusive scan", "inclusive", {"inclusive", "exclusive"}, 0, 0},
              {"type", "element type", "u32", {"u32", "u64"}, 0, 0},
-             {"threads", "threads per block (a multiple of b, at most b warps; auto: 512, or b·b when b warps hold fewer)",
-              "auto", {"auto", "128", "256", "512"}, 0, 0},
+             {"threads",
+              "threads per block (a multiple of b, at most b warps; auto: 512, or b·b when b warps hold fewer)",
+              "auto",
+              {"auto", "128", "256", "512"},
+              0,
+              0},
              {"items", "elements per thread (u32: 4 per vector; u64: 2)", "24", {"8", "16", "24"}, 0, 0},
-             {"backoff", "nanoseconds a look-back sleeps between polls of an unpublished tile (GPU only)", "0", {}, 0,
+             {"backoff",
+              "nanoseconds a look-back sleeps between polls of an unpublished tile (GPU only)",
+              "0",
+              {},
+              0,
               100000}}};
 }
 
@@ -98,7 +112,8 @@ struct chained_config {
 
 // threads=auto: the policy's default, or b warps of b when that is fewer.
 inline unsigned chained_threads(const std::string& threads, unsigned b) {
-    return threads == "auto" ? std::min(chained_policy::default_threads, b * b) : static_cast<unsigned>(std::stoul(threads));
+    return threads == "auto" ? std::min(chained_policy::default_threads, b * b)
+                             : static_cast<unsigned>(std::stoul(threads));
 }
 
 inline chained_config chained_config_of(const param_values& p, unsigned b) {
@@ -135,8 +150,8 @@ void launch_chained(Exec& ex, kl::gspan<const T> in, kl::gspan<T> out, std::uint
     auto counter = ex.template alloc<std::uint32_t>(1);
     auto flags = flag_span(status);
     const unsigned init = chained_policy::init_threads;
-    ex.launch("init_tile_status", init_tile_status<typename tile_status<T>::flag_word>, {blocks_for(tiles, init)}, {init},
-              0, flags, counter);
+    ex.launch("init_tile_status", init_tile_status<typename tile_status<T>::flag_word>, {blocks_for(tiles, init)},
+              {init}, 0, flags, counter);
     const kl::gspan<const vec16<T>> in_vec(reinterpret_cast<const vec16<T>*>(in.data()), n / width);
     const kl::gspan<vec16<T>> out_vec(reinterpret_cast<vec16<T>*>(out.data()), n / width);
     ex.launch("chained_scan", chained_scan<T, Vectors>, {static_cast<unsigned>(tiles)}, {c.threads}, 0, in_vec, in,
@@ -156,9 +171,9 @@ void chained_scan(Exec& ex, kl::gspan<const T> in, kl::gspan<T> out, std::uint64
         throw input_error("scan/work-efficient: threads=" + std::to_string(c.threads),
                           "a multiple of b = " + std::to_string(b) + " with at most " +
                               std::to_string(std::min<unsigned>(b, chained_policy::max_warps)) + " warps");
-    AGPU_CHECK(reinterpret_cast<std::uintptr_t>(in.data()) % 16 == 0 &&
-                   reinterpret_cast<std::uintptr_t>(out.data()) % 16 == 0,
-               "chained_scan: spans must start 16-byte aligned");
+    AGPU_CHECK(
+        reinterpret_cast<std::uintptr_t>(in.data()) % 16 == 0 && reinterpret_cast<std::uintptr_t>(out.data()) % 16 == 0,
+        "chained_scan: spans must start 16-byte aligned");
     constexpr unsigned width = vec16<T>::width;
     switch (c.items) {
         case 8: return detail::launch_chained<8 / width>(ex, in, out, n, exclusive, c);
@@ -194,10 +209,12 @@ template <class Exec>
 check_result run_hillis_steele(Exec& ex, std::uint64_t n, const param_values& p, std::uint64_t seed) {
     const bool exclusive = p.text("kind") == "exclusive";
     auto go = [&]<class T>(T*) {
-        return run_typed<T>(ex, n, exclusive, seed,
-                            [&](kl::gspan<const T> in, kl::gspan<T> out) { multi_level_scan(ex, in, out, n, exclusive); });
+        return run_typed<T>(ex, n, exclusive, seed, [&](kl::gspan<const T> in, kl::gspan<T> out) {
+            multi_level_scan(ex, in, out, n, exclusive);
+        });
     };
-    return p.text("type") == "u64" ? go(static_cast<std::uint64_t*>(nullptr)) : go(static_cast<std::uint32_t*>(nullptr));
+    return p.text("type") == "u64" ? go(static_cast<std::uint64_t*>(nullptr))
+                                   : go(static_cast<std::uint32_t*>(nullptr));
 }
 
 template <class Exec>
@@ -205,10 +222,12 @@ check_result run_work_efficient(Exec& ex, std::uint64_t n, const param_values& p
     const bool exclusive = p.text("kind") == "exclusive";
     const chained_config c = chained_config_of(p, ex.machine().b);
     auto go = [&]<class T>(T*) {
-        return run_typed<T>(ex, n, exclusive, seed,
-                            [&](kl::gspan<const T> in, kl::gspan<T> out) { chained_scan(ex, in, out, n, exclusive, c); });
+        return run_typed<T>(ex, n, exclusive, seed, [&](kl::gspan<const T> in, kl::gspan<T> out) {
+            chained_scan(ex, in, out, n, exclusive, c);
+        });
     };
-    return p.text("type") == "u64" ? go(static_cast<std::uint64_t*>(nullptr)) : go(static_cast<std::uint32_t*>(nullptr));
+    return p.text("type") == "u64" ? go(static_cast<std::uint64_t*>(nullptr))
+                                   : go(static_cast<std::uint32_t*>(nullptr));
 }
 
 }  // namespace agpu::kernels::scan

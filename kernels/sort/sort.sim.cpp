@@ -1,7 +1,7 @@
 // The sort family in the simulator: one registration line each.
 #include "agpu/sim/algorithms.hpp"
+#include "estimators/sort_sampled.hpp"
 #include "sort/sort_runs.hpp"
-#include "sort/sort_sampled.hpp"
 
 namespace agpu::kernels::sort {
 namespace {
@@ -15,17 +15,17 @@ std::uint64_t merge_bytes(std::uint64_t n, const param_values& p) {
 std::uint64_t bitonic_bytes(std::uint64_t n, const param_values& p) { return 2 * n * key_bytes(p); }
 
 check_result run_multiway_sim(sim::executor& ex, std::uint64_t n, const param_values& p, std::uint64_t seed) {
-    return run_merge_sort_sim(ex, "sort/multiway", n, p, seed);
+    return sim::sort_estimator::run_merge_sort_sim(ex, "sort/multiway", n, p, seed);
 }
 check_result run_pairwise_sim(sim::executor& ex, std::uint64_t n, const param_values& p, std::uint64_t seed) {
-    return run_merge_sort_sim(ex, "sort/pairwise", n, p, seed);
+    return sim::sort_estimator::run_merge_sort_sim(ex, "sort/pairwise", n, p, seed);
 }
 
 double multiway_sampled_lanes(const model::machine& m, std::uint64_t n, const param_values& p) {
-    return synthesized_lanes(m, "sort/multiway", n, p);
+    return sim::sort_estimator::synthesized_lanes(m, "sort/multiway", n, p);
 }
 double pairwise_sampled_lanes(const model::machine& m, std::uint64_t n, const param_values& p) {
-    return synthesized_lanes(m, "sort/pairwise", n, p);
+    return sim::sort_estimator::synthesized_lanes(m, "sort/pairwise", n, p);
 }
 
 AGPU_REGISTER_SIM_ALGORITHM(multiway_spec(), run_multiway_sim, merge_bytes, multiway_sampled_lanes);

@@ -68,9 +68,8 @@ std::vector<std::string> tuned() { return {"type=u32", "values=0", "chunk=256", 
 
 std::vector<suite_entry> bench_entries() {
     return {entry("sort/multiway", {"type=u32", "values=0"}), entry("sort/multiway", tuned()),
-            entry("sort/pairwise", {"type=u32", "values=0"}),
-            entry("baseline/cub-merge-sort", {"type=u32"}), entry("baseline/cub-radix-sort", {"type=u32"}),
-            entry("baseline/thrust-sort", {"type=u32"})};
+            entry("sort/pairwise", {"type=u32", "values=0"}), entry("baseline/cub-merge-sort", {"type=u32"}),
+            entry("baseline/cub-radix-sort", {"type=u32"}),   entry("baseline/thrust-sort", {"type=u32"})};
 }
 
 std::vector<std::uint64_t> bench_sizes() {
@@ -84,10 +83,11 @@ AGPU_REGISTER_SUITE({"sort-bench",
                      "cub::DeviceRadixSort and thrust::sort (measure with counters for the sectors goal)",
                      bench_sizes(),
                      bench_entries(),
-                     {{"sort/multiway type=u32;values=0;chunk=256;tile=16384;d=4", "baseline/cub-merge-sort type=u32", "time", 1.2,
-                       std::uint64_t(1) << 26, "sort/multiway sorts u32 keys at 1.2x the keys/s of cub::DeviceMergeSort"},
-                      {"sort/multiway type=u32;values=0;chunk=256;tile=16384;d=4", "baseline/cub-merge-sort type=u32", "sectors", 2.0,
-                       std::uint64_t(1) << 26,
+                     {{"sort/multiway type=u32;values=0;chunk=256;tile=16384;d=4", "baseline/cub-merge-sort type=u32",
+                       "time", 1.2, std::uint64_t(1) << 26,
+                       "sort/multiway sorts u32 keys at 1.2x the keys/s of cub::DeviceMergeSort"},
+                      {"sort/multiway type=u32;values=0;chunk=256;tile=16384;d=4", "baseline/cub-merge-sort type=u32",
+                       "sectors", 2.0, std::uint64_t(1) << 26,
                        "sort/multiway moves at most half the global load + store sectors of cub::DeviceMergeSort"}}});
 
 // `sort-tune`: sort/multiway's shape at 2^26 u32 keys (chunk, tile, d, warps), to
@@ -100,7 +100,8 @@ std::vector<suite_entry> tune_entries() {
             e.push_back(entry("sort/multiway", {"type=u32", "values=0", std::string("chunk=") + chunk, "tile=4096",
                                                 std::string("d=") + d}));
     for (const char* chunk : {"128", "256"})
-        e.push_back(entry("sort/multiway", {"type=u32", "values=0", std::string("chunk=") + chunk, "tile=2048", "d=8"}));
+        e.push_back(
+            entry("sort/multiway", {"type=u32", "values=0", std::string("chunk=") + chunk, "tile=2048", "d=8"}));
     // Tiles of 8192 and 16384 (keys alone: blocks of 512 and 1024 threads): at
     // 2^26 runs of 4096 = 4^6 after block_sort at 16384, six merge passes at
     // d = 4 instead of seven, for two more rounds on chip.
@@ -108,8 +109,8 @@ std::vector<suite_entry> tune_entries() {
         e.push_back(entry("sort/multiway", {"type=u32", "values=0", "chunk=256", std::string("tile=") + tile, "d=4"}));
     // Several warps per heap: shorter chains per move, more warps per SM.
     for (const char* d : {"8", "16"})
-        e.push_back(entry("sort/multiway", {"type=u32", "values=0", "chunk=256", "tile=4096", std::string("d=") + d,
-                                            "warps=2"}));
+        e.push_back(entry("sort/multiway",
+                          {"type=u32", "values=0", "chunk=256", "tile=4096", std::string("d=") + d, "warps=2"}));
     e.push_back(entry("baseline/cub-merge-sort", {"type=u32"}));
     return e;
 }

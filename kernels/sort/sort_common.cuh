@@ -76,7 +76,9 @@ struct key_order<float> {
         return u ^ ((u >> 31) != 0 ? 0xffffffffu : 0x80000000u);
     }
     AGPU_HOST_DEVICE static bool less(float a, float b) { return ordered(a) < ordered(b); }
-    AGPU_HOST_DEVICE static float largest() { return std::bit_cast<float>(0x7fffffffu); }  // +NaN, every payload bit set
+    AGPU_HOST_DEVICE static float largest() {
+        return std::bit_cast<float>(0x7fffffffu);
+    }  // +NaN, every payload bit set
 };
 
 // The smaller and the larger of two keys in key_order (integer keys: one
@@ -95,7 +97,8 @@ AGPU_DEVICE K key_max(K x, K y) {
 template <class K>
 AGPU_DEVICE K key_pick(bool p, K a, K b) {
     if constexpr (sizeof(K) == 4) {
-        const std::uint32_t u = kl::fma_pick(p, std::bit_cast<std::uint32_t>(a), std::bit_cast<std::uint32_t>(b), kl::fma_one());
+        const std::uint32_t u =
+            kl::fma_pick(p, std::bit_cast<std::uint32_t>(a), std::bit_cast<std::uint32_t>(b), kl::fma_one());
         return std::bit_cast<K>(u);
     } else {
         return p ? a : b;
@@ -174,7 +177,9 @@ AGPU_DEVICE void compare_exchange(kl::sspan<K> keys, kl::sspan<unsigned> tags, u
 }
 
 // The lower index of pair p in a step of distance j (a power of two): bit j cleared in.
-AGPU_HOST_DEVICE std::uint64_t pair_low(std::uint64_t p, std::uint64_t j) { return ((p & ~(j - 1)) << 1) | (p & (j - 1)); }
+AGPU_HOST_DEVICE std::uint64_t pair_low(std::uint64_t p, std::uint64_t j) {
+    return ((p & ~(j - 1)) << 1) | (p & (j - 1));
+}
 
 // The half-cleaners of distance size/2 .. 1 on (keys, tags)[0, size): sorts a
 // sequence whose halves at every distance are already split (the last steps
@@ -323,9 +328,11 @@ AGPU_KERNEL void block_sort(kl::gspan<const K> in_keys, kl::gspan<const V> in_va
     // (R > 0 ? R : 1: never 0, which nvcc would warn of; R = 0 is never whole.)
     const bool whole = R > 0 && valid == tile;
     if (whole) {
-        for (unsigned q = 0; q < (R > 0 ? R : 1); ++q) keys.store(padded(t + q * threads), in_keys.load(base + t + q * threads));
+        for (unsigned q = 0; q < (R > 0 ? R : 1); ++q)
+            keys.store(padded(t + q * threads), in_keys.load(base + t + q * threads));
     } else {
-        for (unsigned i = t; i < tile; i += threads) keys.store(padded(i), i < valid ? in_keys.load(base + i) : key_order<K>::largest());
+        for (unsigned i = t; i < tile; i += threads)
+            keys.store(padded(i), i < valid ? in_keys.load(base + i) : key_order<K>::largest());
     }
     if constexpr (Pairs) {
         const kl::sspan<V> vals = kl::dynamic_shared<V>().subspan(vals_at / sizeof(V), tile);
@@ -374,25 +381,25 @@ AGPU_KERNEL void block_sort(kl::gspan<const K> in_keys, kl::gspan<const V> in_va
         const unsigned first = t * items & ~(2 * width - 1), diag = t * items - first;  // width: a power of two
         auto index_a = [&](unsigned i) { return padded(first + i); };
         auto index_b = [&](unsigned j) { return padded(first + width + j); };
-        auto load = [&](bool, unsigned at) {
-            return tagged_key<K>{keys.load(at), Pairs ? tags.load(at) : 0u};
-        };
+        auto load = [&](bool, unsigned at) { return tagged_key<K>{keys.load(at), Pairs ? tags.load(at) : 0u}; };
         const unsigned a = co_rank(diag, width, width, [&](unsigned j, unsigned i) {
             return key_order<K>::less(keys.load(index_b(j)), keys.load(index_a(i)));
         });
         if constexpr (Pairs) {
-            serial_merge(a, diag - a, width, width, items, index_a, index_b, load,
-                         [](const tagged_key<K>& y, const tagged_key<K>& x) { return key_order<K>::less(y.key, x.key); },
-                         [&](unsigned q, bool, unsigned, const tagged_key<K>& e) {
-                             rk[q] = e.key;
-                             rt[q] = e.tag;
-                         });
+            serial_merge(
+                a, diag - a, width, width, items, index_a, index_b, load,
+                [](const tagged_key<K>& y, const tagged_key<K>& x) { return key_order<K>::less(y.key, x.key); },
+                [&](unsigned q, bool, unsigned, const tagged_key<K>& e) {
+                    rk[q] = e.key;
+                    rt[q] = e.tag;
+                });
         } else {
             keys_merge(a, diag - a, width, items, keys, first, first + width, rk);
         }
     }
     if (whole) {
-        for (unsigned q = 0; q < (R > 0 ? R : 1); ++q) out_keys.store(base + t + q * threads, keys.load(padded(t + q * threads)));
+        for (unsigned q = 0; q < (R > 0 ? R : 1); ++q)
+            out_keys.store(base + t + q * threads, keys.load(padded(t + q * threads)));
     } else {
         for (unsigned i = t; i < valid; i += threads) out_keys.store(base + i, keys.load(padded(i)));
     }

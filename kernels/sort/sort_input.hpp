@@ -15,10 +15,10 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <type_traits>
-#include <utility>
 #include <numeric>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "common/host_util.hpp"

@@ -32,37 +32,66 @@ inline constexpr std::uint64_t max_elements = std::uint64_t(1) << 32;
 
 inline std::vector<model::param_spec> common_params(bool values) {
     std::vector<model::param_spec> p{
-        {"type", "key type (float: IEEE 754 totalOrder, -NaN < -inf < -0.0 < +0.0 < +inf < +NaN)", "u32",
-         {"u32", "u64", "float"}, 0, 0},
+        {"type",
+         "key type (float: IEEE 754 totalOrder, -NaN < -inf < -0.0 < +0.0 < +inf < +NaN)",
+         "u32",
+         {"u32", "u64", "float"},
+         0,
+         0},
         {"input", "input keys: random bit patterns, sorted, reverse-sorted, all equal, or 16 distinct values", "random",
          input_kinds(), 0, 0},
-        {"tile", "elements per basic block sorted on chip (a power of two; 256 threads of up to 16 elements)", "1024",
-         {"256", "512", "1024", "2048", "4096"}, 0, 0}};
+        {"tile",
+         "elements per basic block sorted on chip (a power of two; 256 threads of up to 16 elements)",
+         "1024",
+         {"256", "512", "1024", "2048", "4096"},
+         0,
+         0}};
     // The merge sorts (the ones with values) take larger tiles for keys alone
     // on b = 32 (sort_plan::max_tile).
     if (values) {
         p.back().description += "; 8192 and 16384, by blocks of 512 and 1024 threads, only for keys alone on b = 32";
         p.back().choices.insert(p.back().choices.end(), {"8192", "16384"});
-        p.push_back({"values", "1: key-value pairs (u32 values, the input positions; a stable sort), 0: keys only", "0",
-                     {"0", "1"}, 0, 0});
+        p.push_back({"values",
+                     "1: key-value pairs (u32 values, the input positions; a stable sort), 0: keys only",
+                     "0",
+                     {"0", "1"},
+                     0,
+                     0});
     }
     return p;
 }
 
 inline std::vector<model::param_spec> merge_params(bool with_d) {
     auto p = common_params(true);
-    p.push_back({"chunk", "C: elements per heap move (a leaf's coalesced read, the root's write, one merge of a node's two runs)",
-                 "128", {"32", "64", "128", "256"}, 0, 0});
+    p.push_back(
+        {"chunk",
+         "C: elements per heap move (a leaf's coalesced read, the root's write, one merge of a node's two runs)",
+         "128",
+         {"32", "64", "128", "256"},
+         0,
+         0});
     if (with_d)
-        p.push_back({"d", "runs merged at once (a power of two; auto: the largest whose heap, a ring of 2·chunk elements "
-                          "per child, fits in M/16, so that an MP holds 16 heaps at once; at most 256)",
-                     "auto", {"auto", "2", "4", "8", "16", "32", "64", "128", "256"}, 0, 0});
-    p.push_back({"warps", "warps per heap (a merge block of warps·32 threads on the GPU): more warps share a move's "
-                          "search and merge, so its chain of dependent shared loads is shorter",
-                 "1", {"1", "2", "4", "8"}, 0, 0});
-    p.push_back({"parts", "output ranges per group in a merge pass (0: 1 while groups >= 4x the heaps the MPs hold at "
-                          "once, else enough for that many blocks, at most run length / (8·chunk); 1: never split)",
-                 "0", {}, 0, 65536});
+        p.push_back({"d",
+                     "runs merged at once (a power of two; auto: the largest whose heap, a ring of 2·chunk elements "
+                     "per child, fits in M/16, so that an MP holds 16 heaps at once; at most 256)",
+                     "auto",
+                     {"auto", "2", "4", "8", "16", "32", "64", "128", "256"},
+                     0,
+                     0});
+    p.push_back({"warps",
+                 "warps per heap (a merge block of warps·32 threads on the GPU): more warps share a move's "
+                 "search and merge, so its chain of dependent shared loads is shorter",
+                 "1",
+                 {"1", "2", "4", "8"},
+                 0,
+                 0});
+    p.push_back({"parts",
+                 "output ranges per group in a merge pass (0: 1 while groups >= 4x the heaps the MPs hold at "
+                 "once, else enough for that many blocks, at most run length / (8·chunk); 1: never split)",
+                 "0",
+                 {},
+                 0,
+                 65536});
     return p;
 }
 
@@ -71,20 +100,32 @@ inline algo_spec multiway_spec() {
             "I/O-optimal multiway merge sort: tiles sorted on chip, then d-way merges by a heap whose nodes buffer 2C "
             "elements in shared memory as their children's runs (one MP per group, or per pivot range when groups are "
             "few)",
-            "elements", 1 << 20, 0, max_elements, merge_params(true)};
+            "elements",
+            1 << 20,
+            0,
+            max_elements,
+            merge_params(true)};
 }
 
 inline algo_spec pairwise_spec() {
     return {"sort/pairwise",
-            "two-way merge sort: sort/multiway's kernels with d = 2 (log2(n/tile) passes over the data)", "elements",
-            1 << 20, 0, max_elements, merge_params(false)};
+            "two-way merge sort: sort/multiway's kernels with d = 2 (log2(n/tile) passes over the data)",
+            "elements",
+            1 << 20,
+            0,
+            max_elements,
+            merge_params(false)};
 }
 
 inline algo_spec bitonic_spec() {
     return {"sort/bitonic",
             "bitonic sort (keys only, not stable): tiles sorted on chip, then global compare-exchange steps and tile "
             "merges; data-independent",
-            "elements", 1 << 16, 0, std::uint64_t(1) << 24, common_params(false)};
+            "elements",
+            1 << 16,
+            0,
+            std::uint64_t(1) << 24,
+            common_params(false)};
 }
 
 // Where a sort's result lies.
@@ -95,7 +136,7 @@ struct sorted_spans {
 };
 
 // The launches of a merge sort, shared by merge_sort and the simulator's
-// sampled driver (sort_sampled.hpp).
+// sampled driver (sim/estimators/sort_sampled.hpp).
 inline merge_shape pass_shape(std::uint64_t n, const plan_ns::merge_pass& ps, const plan_ns::sort_shape& shape) {
     return {n, ps.run_len, static_cast<unsigned>(ps.d), static_cast<unsigned>(shape.chunk),
             static_cast<unsigned>(ps.parts)};
@@ -105,8 +146,8 @@ template <class Exec, class K, class V, bool Pairs>
 void launch_block_sort(Exec& ex, const plan_ns::plan& pl, const plan_ns::sort_shape& shape, kl::gspan<const K> keys,
                        kl::gspan<const V> vals, sorted_spans<K, V> out) {
     ex.launch("block_sort", block_sort_kernel<K, V, Pairs>(plan_ns::block_network_items(ex.machine(), shape)),
-              {static_cast<unsigned>(pl.tiles)}, {static_cast<unsigned>(pl.block_threads)},
-              pl.tile_bytes, keys, vals, out.keys, out.vals, pl.n, static_cast<unsigned>(shape.tile));
+              {static_cast<unsigned>(pl.tiles)}, {static_cast<unsigned>(pl.block_threads)}, pl.tile_bytes, keys, vals,
+              out.keys, out.vals, pl.n, static_cast<unsigned>(shape.tile));
 }
 
 // Distribution: select_pivots (a thread per sample, plan_ns::pivot_samples)
@@ -145,7 +186,8 @@ void launch_split_search(Exec& ex, const plan_ns::merge_pass& ps, const merge_sh
               static_cast<unsigned>(ps.per_run), std::uint64_t(splits.size()));
 }
 
-static_assert(plan_ns::bitonic_lanes == sort_policy::bitonic_lanes, "the plan and the kernels agree on the bitonic warp");
+static_assert(plan_ns::bitonic_lanes == sort_policy::bitonic_lanes,
+              "the plan and the kernels agree on the bitonic warp");
 static_assert(plan_ns::threads == sort_policy::threads && plan_ns::max_block_items == sort_policy::max_items,
               "the plan and the kernels agree on block_sort's threads and items per thread");
 
@@ -156,9 +198,9 @@ void launch_merge(Exec& ex, const plan_ns::merge_pass& ps, const plan_ns::sort_s
     const std::uint64_t items = plan_ns::bitonic_items(ex.machine(), shape);
     AGPU_CHECK(items == 0 || s.chunk == items * sort_policy::bitonic_lanes,
                "multiway_merge: the bitonic moves' chunk is their outputs per lane times the warp (a kernel constant)");
-    ex.launch("multiway_merge", merge_kernel<K, V, Pairs>(items, s.d),
-              {static_cast<unsigned>(ps.groups * ps.parts)}, {threads}, ps.heap_bytes,
-              kl::gspan<const K>(in.keys), kl::gspan<const V>(in.vals), out.keys, out.vals, splits, s);
+    ex.launch("multiway_merge", merge_kernel<K, V, Pairs>(items, s.d), {static_cast<unsigned>(ps.groups * ps.parts)},
+              {threads}, ps.heap_bytes, kl::gspan<const K>(in.keys), kl::gspan<const V>(in.vals), out.keys, out.vals,
+              splits, s);
 }
 
 // Entries of split_search's output for a pass (0 when the pass has no splits).
@@ -205,7 +247,8 @@ kl::gspan<K> bitonic_sort(Exec& ex, kl::gspan<const K> keys, std::uint64_t n, co
     const unsigned blocks = blocks_for(pairs, threads);
     for (std::uint64_t k = 2 * std::uint64_t(tile); k <= big; k *= 2) {
         for (std::uint64_t j = k / 2; j >= tile; j /= 2)
-            ex.launch("bitonic_global_step", bitonic_global_step<K>, {blocks}, {threads}, 0, a, n, pairs, k, j, j == k / 2);
+            ex.launch("bitonic_global_step", bitonic_global_step<K>, {blocks}, {threads}, 0, a, n, pairs, k, j,
+                      j == k / 2);
         ex.launch("bitonic_tile_merge", bitonic_tile_merge<K>, {static_cast<unsigned>(pl.tiles)}, {threads},
                   pl.tile_bytes, a, n, tile);
     }
@@ -217,7 +260,8 @@ kl::gspan<K> bitonic_sort(Exec& ex, kl::gspan<const K> keys, std::uint64_t n, co
 template <class K>
 check_result check_keys(const std::vector<K>& got, const sort_case<K>& ref) {
     const auto m = first_mismatch(as_bits(got), ref.sorted_bits(), "keys (bits)");
-    return {m.empty(), m.empty() ? "keys: " + std::to_string(got.size()) + " equal the CPU reference (a stable radix sort)" : m};
+    return {m.empty(),
+            m.empty() ? "keys: " + std::to_string(got.size()) + " equal the CPU reference (a stable radix sort)" : m};
 }
 
 template <class K, class Exec>
@@ -235,7 +279,7 @@ check_result run_typed(Exec& ex, const std::string& key, std::uint64_t n, const 
     }
     if (!shape.pairs) {
         const auto out = merge_sort<Exec, K, std::uint32_t, false>(ex, kl::gspan<const K>(in),
-                                                                    kl::gspan<const std::uint32_t>{}, n, shape);
+                                                                   kl::gspan<const std::uint32_t>{}, n, shape);
         return check_keys(fetch(ex, out.keys, n), *ref);
     }
     std::vector<std::uint32_t> pos(n);

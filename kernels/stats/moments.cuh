@@ -169,9 +169,9 @@ AGPU_DEVICE moments<T> block_merge(moments<T> m, kl::sspan<double> scratch) {
     moments<T> r = empty_moments<T>();
     if (warp == 0) {
         for (unsigned j = lane; j < nw; j += b)
-            r = chan_merge(r, moments<T>{static_cast<unsigned>(scratch.load(j)), scratch.load(nw + j),
-                                         scratch.load(2 * nw + j), static_cast<T>(scratch.load(3 * nw + j)),
-                                         static_cast<T>(scratch.load(4 * nw + j))});
+            r = chan_merge(
+                r, moments<T>{static_cast<unsigned>(scratch.load(j)), scratch.load(nw + j), scratch.load(2 * nw + j),
+                              static_cast<T>(scratch.load(3 * nw + j)), static_cast<T>(scratch.load(4 * nw + j))});
         r = warp_merge(r);
     }
     return r;

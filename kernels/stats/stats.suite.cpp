@@ -25,21 +25,21 @@ suite_entry entry(const char* algo, const char* type, std::uint64_t max_n = 0) {
     return {algo, {std::string("type=") + type}, is_float ? float_bytes : double_bytes, values, max_n};
 }
 
-AGPU_REGISTER_SUITE({"stats",
-                     "min, max, mean, variance: the source's pairwise rounds and one-thread baseline against the fused "
-                     "one-pass kernel and cub::DeviceReduce::Sum",
-                     {std::uint64_t(1) << 20, std::uint64_t(1) << 24, 10000003},
-                     {entry("stats/fused", "float"),
-                      entry("stats/fused", "double"),
-                      entry("stats/pairwise", "float"),
-                      entry("stats/pairwise", "double"),
-                      entry("stats/serial", "float", std::uint64_t(1) << 20),
-                      entry("stats/serial", "double", std::uint64_t(1) << 20),
-                      entry("baseline/cub-reduce-sum", "float"),
-                      entry("baseline/cub-reduce-sum", "double"),
-                      {"baseline/copy", {}, [](std::uint64_t n) { return 8.0 * double(n); }, values, 0}},  // reads and writes
-                     {{"stats/fused type=float", "baseline/cub-reduce-sum type=float", "time", 0.95,
-                       std::uint64_t(1) << 28,
-                       "all seven statistics of 2^28 floats in at most 1/0.95 of the time CUB takes to sum them"}}});
+AGPU_REGISTER_SUITE(
+    {"stats",
+     "min, max, mean, variance: the source's pairwise rounds and one-thread baseline against the fused "
+     "one-pass kernel and cub::DeviceReduce::Sum",
+     {std::uint64_t(1) << 20, std::uint64_t(1) << 24, 10000003},
+     {entry("stats/fused", "float"),
+      entry("stats/fused", "double"),
+      entry("stats/pairwise", "float"),
+      entry("stats/pairwise", "double"),
+      entry("stats/serial", "float", std::uint64_t(1) << 20),
+      entry("stats/serial", "double", std::uint64_t(1) << 20),
+      entry("baseline/cub-reduce-sum", "float"),
+      entry("baseline/cub-reduce-sum", "double"),
+      {"baseline/copy", {}, [](std::uint64_t n) { return 8.0 * double(n); }, values, 0}},  // reads and writes
+     {{"stats/fused type=float", "baseline/cub-reduce-sum type=float", "time", 0.95, std::uint64_t(1) << 28,
+       "all seven statistics of 2^28 floats in at most 1/0.95 of the time CUB takes to sum them"}}});
 
 }  // namespace

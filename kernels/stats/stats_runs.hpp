@@ -45,20 +45,33 @@ inline model::param_spec type_param() {
 inline algo_spec fused_spec() {
     return {"stats/fused",
             "min, max, mean, variance, std in one pass: 16-byte loads, shifted double sums, Chan merges; 2 launches",
-            "elements", 1 << 20, 1, max_elements, {type_param()}};
+            "elements",
+            1 << 20,
+            1,
+            max_elements,
+            {type_param()}};
 }
 
 inline algo_spec pairwise_spec() {
     return {"stats/pairwise",
             "the source's reduction: log2 N rounds of a whole-array copy and a pairwise compare (min/max) or sum "
             "(x, x^2/N); variance = sum x^2/N - mean^2",
-            "elements", 1 << 14, 1, max_elements, {type_param()}};
+            "elements",
+            1 << 14,
+            1,
+            max_elements,
+            {type_param()}};
 }
 
 inline algo_spec serial_spec() {
     // One thread: 2^26 values already take seconds on a GPU.
-    return {"stats/serial", "the source's baseline: one GPU thread looping over the data", "elements", 1 << 14, 1,
-            std::uint64_t(1) << 26, {type_param()}};
+    return {"stats/serial",
+            "the source's baseline: one GPU thread looping over the data",
+            "elements",
+            1 << 14,
+            1,
+            std::uint64_t(1) << 26,
+            {type_param()}};
 }
 
 template <class Exec>
@@ -119,12 +132,10 @@ results pairwise_stats(Exec& ex, kl::gspan<const T> x) {
     const auto pass = [&](bool minmax, bool square) {
         for (int r = 0; r < rounds; ++r) {
             const kl::gspan<const T> src = r == 0 ? x : kl::gspan<const T>(a);
-            ex.launch("pairwise_copy", pairwise_copy<T>, {copy_grid}, {B}, 0, src, c, r == 0 ? n : P,
-                      square && r == 0, minmax && r == 0);
-            if (minmax)
-                ex.launch("pairwise_minmax", pairwise_minmax<T>, {pair_grid}, {B}, 0, kl::gspan<const T>(c), a);
-            else
-                ex.launch("pairwise_sum", pairwise_sum<T>, {pair_grid}, {B}, 0, kl::gspan<const T>(c), a);
+            ex.launch("pairwise_copy", pairwise_copy<T>, {copy_grid}, {B}, 0, src, c, r == 0 ? n : P, square && r == 0,
+                      minmax && r == 0);
+            if (minmax) ex.launch("pairwise_minmax", pairwise_minmax<T>, {pair_grid}, {B}, 0, kl::gspan<const T>(c), a);
+            else ex.launch("pairwise_sum", pairwise_sum<T>, {pair_grid}, {B}, 0, kl::gspan<const T>(c), a);
         }
     };
     pass(true, false);
@@ -138,8 +149,14 @@ results pairwise_stats(Exec& ex, kl::gspan<const T> x) {
     const T mean = sum / count;
     const T var = sum_sq_over_n - mean * mean;
     const T var_sample = var * (count / (count - T(1)));
-    return {double(count), double(lo),        double(hi),           double(mean),
-            double(var),   double(var_sample), double(std::sqrt(var)), double(std::sqrt(var_sample))};
+    return {double(count),
+            double(lo),
+            double(hi),
+            double(mean),
+            double(var),
+            double(var_sample),
+            double(std::sqrt(var)),
+            double(std::sqrt(var_sample))};
 }
 
 // The CPU reference: two passes in long double.
@@ -157,9 +174,16 @@ results reference(std::span<const T> x) {
     long double m2 = 0;
     for (T v : x) m2 += (v - mean) * (v - mean);
     const long double var = m2 / static_cast<long double>(n);
-    const long double var_sample = n > 1 ? m2 / static_cast<long double>(n - 1) : std::numeric_limits<long double>::quiet_NaN();
-    return {double(n),   double(lo),         double(hi),              double(mean),
-            double(var), double(var_sample), double(std::sqrt(var)), double(std::sqrt(var_sample))};
+    const long double var_sample =
+        n > 1 ? m2 / static_cast<long double>(n - 1) : std::numeric_limits<long double>::quiet_NaN();
+    return {double(n),
+            double(lo),
+            double(hi),
+            double(mean),
+            double(var),
+            double(var_sample),
+            double(std::sqrt(var)),
+            double(std::sqrt(var_sample))};
 }
 
 // The error an algorithm's arithmetic may make, as a bound: on the mean,
@@ -186,8 +210,8 @@ check_tolerance pairwise_tolerance(std::uint64_t n) {
 
 // "" when got agrees with want within tol; otherwise the first field that does not.
 inline std::string compare_results(const results& got, const results& want, const check_tolerance& tol) {
-    static const char* names[field_count] = {"count", "min", "max", "mean", "variance", "sample variance",
-                                             "std", "sample std"};
+    static const char* names[field_count] = {"count",           "min", "max",       "mean", "variance",
+                                             "sample variance", "std", "sample std"};
     const double n = want[f_count], var = want[f_var_pop];
     const double ex2 = var + want[f_mean] * want[f_mean];
     const double var_err = tol.var_rel * var + tol.scale_rel * ex2;
@@ -212,7 +236,8 @@ inline std::string compare_results(const results& got, const results& want, cons
     if (n > 1) {
         if (!(std::abs(got[f_var_sample] - want[f_var_sample]) <= var_err * sample))
             return fail(f_var_sample, var_err * sample);
-        if (!std_ok(got[f_std_sample], want[f_var_sample], var_err * sample)) return fail(f_std_sample, var_err * sample);
+        if (!std_ok(got[f_std_sample], want[f_var_sample], var_err * sample))
+            return fail(f_std_sample, var_err * sample);
     } else {  // undefined for one value: NaN
         if (!std::isnan(got[f_var_sample])) return fail(f_var_sample, -1);
         if (!std::isnan(got[f_std_sample])) return fail(f_std_sample, -1);
@@ -241,8 +266,9 @@ check_tolerance tolerance_for(algo a, std::uint64_t n) {
 template <class T>
 check_result check_results(algo a, const results& got, std::span<const T> h) {
     const std::string m = compare_results(got, reference(h), tolerance_for<T>(a, h.size()));
-    return {m.empty(), m.empty() ? std::to_string(h.size()) + " values: count, min, max exact; mean, variances, std "
-                                                              "within the algorithm's error bound of the CPU reference"
+    return {m.empty(), m.empty() ? std::to_string(h.size()) +
+                                       " values: count, min, max exact; mean, variances, std "
+                                       "within the algorithm's error bound of the CPU reference"
                                  : m};
 }
 

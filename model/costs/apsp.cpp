@@ -29,670 +29,19 @@
 // on a sector always): global_*_blocks and io_blocks may then differ slightly;
 // every other counter is still exact (kernels/apsp/README.md).
 #include <algorithm>
-#include <array>
-#include <bit>
-#include <map>
-#include <queue>
 #include <sstream>
 #include <string>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "agpu/model/analysis.hpp"
-#include "agpu/model/checked.hpp"
 #include "agpu/model/closed_form.hpp"
+#include "apsp_costs.hpp"
 
 namespace agpu::model {
 namespace {
 
-constexpr std::uint64_t sector = 32;
-constexpr std::uint32_t naive_bx = 64, naive_by = 4;
-constexpr std::uint32_t region_threads = 256;
-
-
-// Counters of warp-instructions, scaled by `times`. A launch's per-warp cost
-// times its warps and launches is where a count grows as n^3: every product
-// and sum here is checked (model/checked.hpp), so a count that would wrap
-// throws count_overflow instead.
-// The waits and warp collectives (model::block_waits, block_collectives) among counts `c`.
-std::uint64_t waits_of(const partial_counts& c) { return block_waits(as_counts(c)); }
-std::uint64_t collectives_of(const partial_counts& c) { return block_collectives(as_counts(c)); }
-
-struct tally {
-    partial_counts c;
-    static std::uint64_t mul(std::uint64_t a, std::uint64_t b) { return checked_mul(a, b, "apsp closed form"); }
-    void add_to(counter k, std::uint64_t v) {
-        std::uint64_t& x = c[k];  // one map lookup
-        x = checked_add(x, v, "apsp closed form");
-    }
-    // c with a checked +=, for add_global.
-    struct checked_view {
-        partial_counts& c;
-        struct ref {
-            std::uint64_t& v;
-            ref& operator+=(std::uint64_t x) {
-                v = checked_add(v, x, "apsp closed form");
-                return *this;
-            }
-        };
-        ref operator[](counter k) { return {c[k]}; }
-    };
-    void gload(std::uint64_t sectors, std::uint64_t blocks, std::uint64_t times = 1) { global(true, sectors, blocks, times); }
-    void gstore(std::uint64_t sectors, std::uint64_t blocks, std::uint64_t times = 1) { global(false, sectors, blocks, times); }
-    void global(bool load, std::uint64_t sectors, std::uint64_t blocks, std::uint64_t times) {
-        checked_view view{c};
-        add_global(view, load, times, mul(sectors, times), mul(blocks, times));
-        add_to(counter::io_blocks, mul(blocks, times));
-        add_to(counter::warp_instructions, times);
-    }
-    // A shared load of `x.wf` wavefronts, `times` times (a scalar word per lane: {1, 1}).
-    void sload(bank_cost x, std::uint64_t times = 1) {
-        add_to(counter::shared_load_instructions, times);
-        add_to(counter::shared_load_wavefronts, mul(x.wf, times));
-        add_to(counter::shared_load_bank_conflicts, mul(x.wf - x.ideal, times));
-        add_to(counter::shared_wavefronts, mul(x.wf, times));
-        add_to(counter::bank_conflicts, mul(x.wf - x.ideal, times));
-        add_to(counter::warp_instructions, times);
-    }
-    void sstore(bank_cost x, std::uint64_t times = 1) { sstores(times, {mul(x.wf, times), mul(x.ideal, times)}); }
-    // `instructions` shared stores costing `x` in all.
-    void sstores(std::uint64_t instructions, bank_cost x) {
-        add_to(counter::shared_store_instructions, instructions);
-        add_to(counter::shared_store_wavefronts, x.wf);
-        add_to(counter::shared_store_bank_conflicts, x.wf - x.ideal);
-        add_to(counter::shared_wavefronts, x.wf);
-        add_to(counter::bank_conflicts, x.wf - x.ideal);
-        add_to(counter::warp_instructions, instructions);
-    }
-    // A predicated access with every lane off: the warp issues it, nothing moves.
-    void null_access(counter instructions, std::uint64_t times = 1) {
-        add_to(instructions, times);
-        add_to(counter::warp_instructions, times);
-    }
-    void barrier(std::uint64_t times = 1) {
-        add_to(counter::barrier_instructions, times);
-        add_to(counter::warp_instructions, times);
-    }
-    void compute(std::uint64_t n) {
-        add_to(counter::compute_instructions, n);
-        add_to(counter::warp_instructions, n);
-    }
-    // One launch: its busiest MP's steps (`time`) and its heaviest block's waits.
-    void launch(std::uint64_t blocks, std::uint64_t threads, std::uint64_t time, std::uint64_t heaviest,
-                std::uint64_t shared_words, const machine& m, std::uint64_t heaviest_collectives = 0) {
-        add_to(counter::chain_collectives, launch_chain(heaviest_collectives, threads, m.b));
-        add_to(counter::launches, 1);
-        add_to(counter::thread_blocks, blocks);
-        add_to(counter::threads, mul(blocks, threads));
-        add_to(counter::time_steps, time);
-        add_to(counter::chain_waits, launch_chain(heaviest, threads, m.b));
-        c[counter::shared_words_max] = std::max(c[counter::shared_words_max], shared_words);
-    }
-    void add(const partial_counts& o, std::uint64_t times = 1) {
-        for (const auto& [k, v] : o)
-            if (k == counter::shared_words_max)
-                c[k] = std::max(c[k], v);
-            else
-                add_to(k, mul(v, times));
-    }
-};
-
-std::uint64_t pad(std::uint64_t n, std::uint64_t unit) { return (n + unit - 1) / unit * unit; }
-
-// ---------------------------------------------------------------- naive
-
-partial_counts naive(const machine& m, std::uint64_t n, const param_values&) {
-    const std::uint64_t b = m.b, bb = m.block_bytes();
-    const std::uint64_t gx = (n + naive_bx - 1) / naive_bx, gy = (n + naive_by - 1) / naive_by;
-    // A row's warps: b consecutive columns each (a warp lies in one row).
-    std::uint64_t live_per_row = 0;
-    for (std::uint64_t j0 = 0; j0 < gx * naive_bx; j0 += b) live_per_row += j0 < n;
-    // Sectors and blocks of each row's warp segments.
-    std::uint64_t row_sectors = 0, row_blocks = 0;
-    for (std::uint64_t i = 0; i < n; ++i)
-        for (std::uint64_t j0 = 0; j0 < n; j0 += b) {
-            const std::uint64_t L = std::min(b, n - j0), start = (i * n + j0) * 4;
-            row_sectors += units(start, 4 * L, sector);
-            row_blocks += units(start, 4 * L, bb);
-        }
-    tally t;
-    const std::uint64_t warps = n * live_per_row;  // per launch
-    // Per launch: d[i][j] (row_sectors over all rows), d[i][k] (1 each), d[k][j]
-    // (row k's segments, once per row i): summed over k, n·row_sectors.
-    t.gload(0, 0, 3 * n * warps);
-    t.c[counter::global_load_sectors] += 2 * n * row_sectors + n * warps;
-    t.c[counter::global_load_blocks] += 2 * n * row_blocks + n * warps;
-    t.gstore(0, 0, n * warps);
-    t.c[counter::global_store_sectors] += n * row_sectors;
-    t.c[counter::global_store_blocks] += n * row_blocks;
-    t.c[counter::global_sectors] += 3 * n * row_sectors + n * warps;
-    t.c[counter::io_blocks] += 3 * n * row_blocks + n * warps;
-    t.compute(n * warps);
-    std::vector<std::uint64_t> steps;
-    for (std::uint64_t by = 0; by < gy; ++by)
-        for (std::uint64_t bx = 0; bx < gx; ++bx) {
-            std::uint64_t live = 0;
-            for (std::uint64_t y = 0; y < naive_by; ++y)
-                for (std::uint64_t x = 0; x < naive_bx; x += b) live += by * naive_by + y < n && bx * naive_bx + x < n;
-            steps.push_back(5 * live);
-        }
-    const std::uint64_t time = greedy_makespan(steps, m.k());
-    // A live warp loads three words (d[i][j], d[i][k], d[k][j]): a block's waits are 3/5 of its steps.
-    const std::uint64_t heaviest = *std::max_element(steps.begin(), steps.end()) / 5 * 3;
-    for (std::uint64_t k = 0; k < n; ++k) t.launch(gx * gy, naive_bx * naive_by, time, heaviest, 0, m);
-    return t.c;
-}
-
-// ---------------------------------------------------------------- tile_fw
-
-// A shared warp-instruction of one 16-byte vector per lane (vector indices in
-// lane order, ~0 for a lane that is off), as the simulator and the H100 serve
-// it: per quarter-warp, the two quarters of a half sharing their wavefronts
-// when they ask for the same vectors.
-constexpr std::uint64_t off = ~0ull;
-bank_cost vector_cost(const std::vector<std::uint64_t>& vecs, std::uint64_t b) {
-    bank_cost c;
-    const std::uint64_t q = b / 4;
-    for (std::uint64_t half = 0; half < 2; ++half) {
-        std::vector<std::uint64_t> part[2];
-        for (std::uint64_t p = 0; p < 2; ++p) {
-            for (std::uint64_t l = (2 * half + p) * q; l < std::min<std::uint64_t>(vecs.size(), (2 * half + p + 1) * q); ++l)
-                if (vecs[l] != off) part[p].push_back(vecs[l]);
-            std::sort(part[p].begin(), part[p].end());
-        }
-        for (std::uint64_t p = 0; p < (part[0] == part[1] ? 1u : 2u); ++p) {
-            if (part[p].empty()) continue;
-            std::vector<std::uint64_t> words;
-            for (auto v : part[p])
-                for (std::uint64_t x = 0; x < 4; ++x) words.push_back(v * 4 + x);
-            c += shared_bank_cost(words, b);
-        }
-    }
-    return c;
-}
-
-// Sectors and b-word blocks that accesses of `bytes` bytes at these byte
-// addresses touch.
-std::pair<std::uint64_t, std::uint64_t> access_units(const std::vector<std::uint64_t>& addrs, std::uint64_t bytes,
-                                                     std::uint64_t block_bytes) {
-    std::vector<std::uint64_t> secs, blks;
-    for (auto a : addrs)
-        for (std::uint64_t x = a; x < a + bytes; x += std::min(bytes, sector)) {
-            secs.push_back(x / sector);
-            blks.push_back(x / block_bytes);
-        }
-    const auto count = [](auto& v) {
-        std::sort(v.begin(), v.end());
-        return std::uint64_t(std::unique(v.begin(), v.end()) - v.begin());
-    };
-    return {count(secs), count(blks)};
-}
-
-// tile_fw on a tile of side >= 64 at (origin, origin) of an np-wide matrix:
-// (tile/4)² threads of 4 x 4 registers, warps of 4 ty x 8 tx, row and column
-// k published in double-buffered shared vectors.
-void tile_fw_registers(tally& t, const machine& m, std::uint64_t tile, std::uint64_t es, std::uint64_t origin,
-                       std::uint64_t np) {
-    const std::uint64_t threads = tile * tile / 16, b = m.b, warps = threads / b, V = tile / 4;
-    const auto ty = [&](std::uint64_t tid) { return tid / 32 / (tile / 32) * 4 + tid % 32 / 8; };
-    const auto tx = [&](std::uint64_t tid) { return tid / 32 % (tile / 32) * 8 + tid % 8; };
-    std::uint64_t block_steps = 0, block_waits = 0, block_collectives_sum = 0;
-    for (std::uint64_t w = 0; w < warps; ++w) {
-        tally c;
-        std::uint64_t st = 0;
-        for (std::uint64_t r = 0; r < 4; ++r) {  // 4 quads in, 4 out
-            std::vector<std::uint64_t> addrs;
-            for (std::uint64_t l = 0; l < b; ++l)
-                addrs.push_back(((origin + 4 * ty(w * b + l) + r) * np + origin + 4 * tx(w * b + l)) * es);
-            const auto [sec, blk] = access_units(addrs, 4 * es, m.block_bytes());
-            c.gload(sec, blk);
-            c.gstore(sec, blk);
-            st += 2;
-        }
-        // The owners of row k and column k publish them (k = 0 .. tile - 1).
-        for (std::uint64_t k = 0; k < tile; ++k) {
-            std::vector<std::uint64_t> row, col;
-            for (std::uint64_t l = 0; l < b; ++l) {
-                const std::uint64_t tid = w * b + l;
-                row.push_back(ty(tid) == k / 4 ? tx(tid) : off);
-                col.push_back(tx(tid) == k / 4 ? 2 * V + ty(tid) : off);
-            }
-            for (auto* lanes : {&row, &col}) {
-                if (std::all_of(lanes->begin(), lanes->end(), [](std::uint64_t v) { return v == off; })) {
-                    c.null_access(counter::shared_store_instructions);
-                    st += 1;
-                    continue;
-                }
-                const bank_cost cost = vector_cost(*lanes, b);
-                c.sstore(cost);
-                st += cost.wf;
-            }
-        }
-        // Per k: column k's 4 values and row k's, 16 relaxations, a barrier.
-        std::vector<std::uint64_t> a, bv;
-        for (std::uint64_t l = 0; l < b; ++l) {
-            a.push_back(2 * V + ty(w * b + l));
-            bv.push_back(tx(w * b + l));
-        }
-        const bank_cost ca = vector_cost(a, b), cb = vector_cost(bv, b);
-        c.sload(ca, tile);
-        c.sload(cb, tile);
-        c.compute(16 * tile);
-        c.barrier(tile + 1);
-        st += (ca.wf + cb.wf + 16 + 1) * tile + 1;
-        t.add(c.c);
-        block_steps += st;
-        block_waits += waits_of(c.c);
-        block_collectives_sum += collectives_of(c.c);
-    }
-    t.launch(1, threads, block_steps, block_waits, 4 * tile, m, block_collectives_sum);
-}
-
-// One launch of tile_fw on a tile of side `tile` at (origin, origin) of an
-// np-wide matrix, elements of es bytes.
-void tile_fw(tally& t, const machine& m, std::uint64_t tile, std::uint64_t es, std::uint64_t origin, std::uint64_t np) {
-    if (tile >= 64) return tile_fw_registers(t, m, tile, es, origin, np);
-    const std::uint64_t tile_threads = 256;
-    const std::uint64_t b = m.b, warps = tile_threads / b, E = tile * tile / tile_threads;
-    const std::uint64_t rows = std::max<std::uint64_t>(1, b / tile), seg = std::min(b, tile) * es;
-    const std::uint64_t sec = rows * units(0, seg, sector), blk = rows * units(0, seg, m.block_bytes());
-    tally w;  // one warp
-    w.gload(sec, blk, E);
-    w.sstore({1, 1}, E);
-    w.barrier();
-    w.sload({1, 1}, tile * (1 + E));
-    w.sstore({1, 1}, tile * E);
-    w.compute(tile * E);
-    w.barrier(tile);
-    w.gstore(sec, blk, E);
-    t.add(w.c, warps);
-    const std::uint64_t warp_steps = E + E + 1 + tile * (1 + E + E + E + 1) + E;
-    t.launch(1, tile_threads, warps * warp_steps, warps * waits_of(w.c), 2 * tile * tile, m, warps * collectives_of(w.c));  // two copies of the tile
-}
-
-// ---------------------------------------------------------------- strips (method B)
-
-void strips(tally& t, const machine& m, std::uint64_t tile, std::uint64_t sub, std::uint64_t blocks) {
-    const std::uint64_t b = m.b, threads = tile * sub, warps = (threads + b - 1) / b, per = tile / sub;
-    const std::uint64_t chunks = tile / sub;
-    const std::uint64_t rows = std::max<std::uint64_t>(1, b / tile), seg = std::min(b, tile) * 4;
-    const std::uint64_t csec = rows * units(0, seg, sector), cblk = rows * units(0, seg, m.block_bytes());
-    const std::uint64_t arows = std::max<std::uint64_t>(1, b / sub), aseg = std::min(b, sub) * 4;
-    const std::uint64_t asec = arows * units(0, aseg, sector), ablk = arows * units(0, aseg, m.block_bytes());
-    tally w;
-    w.gload(csec, cblk, per);
-    w.gload(asec, ablk, chunks);
-    w.gload(csec, cblk, chunks);
-    w.sstore({1, 1}, 2 * chunks);
-    w.barrier(2 * chunks - 1);
-    // Per KV k: KV scalar loads of B, and per owned row one vector of KV words of A
-    // (the lanes of a warp share r: b/tile rows per warp).
-    const std::uint64_t kv = std::min<std::uint64_t>(4, sub);
-    bank_cost a_cost;
-    if (kv == 4) {
-        std::vector<std::uint64_t> vecs;
-        for (std::uint64_t l = 0; l < b; ++l) vecs.push_back(l / tile * sub / 4);
-        a_cost = vector_cost(vecs, b);
-    } else {
-        std::vector<std::uint64_t> words;
-        for (std::uint64_t l = 0; l < b; ++l)
-            for (std::uint64_t x = 0; x < kv; ++x) words.push_back(l / tile * sub + x);
-        a_cost = shared_bank_cost(words, b);
-    }
-    w.sload({1, 1}, tile);
-    w.sload(a_cost, tile / kv * per);
-    w.compute(tile * per);
-    w.gstore(csec, cblk, per);
-    const std::uint64_t warp_steps =
-        per + 4 * chunks + 2 * chunks - 1 + tile * (1 + per) + tile / kv * per * a_cost.wf + per;
-    t.add(w.c, warps * blocks);
-    const std::uint64_t k = m.k(), rounds = (blocks + k - 1) / k;
-    t.launch(blocks, threads, rounds * warps * warp_steps, warps * waits_of(w.c), 2 * tile * sub, m, warps * collectives_of(w.c));
-}
-
-// ---------------------------------------------------------------- regions (method A, dpx, recursive)
-
-struct job {
-    std::uint64_t row0, rows, col0, cols;
-    std::uint64_t skip_row0 = 0, skip_rows = 0, skip_col0 = 0, skip_cols = 0;
-    std::uint64_t a_col0, b_row0, inner;
-};
-
-// region_policy<F>: 256 threads, regions of 64F rows x 16F vectors; shared
-// row pitches 64F + 4 (A^T) and 64F + 8 (B) words; warps of 4 ty x 8 tx.
-struct region_geometry {
-    std::uint64_t F, rows, vectors, a_pitch, b_pitch;
-    explicit region_geometry(std::uint64_t f)
-        : F(f), rows(64 * f), vectors(16 * f), a_pitch(64 * f + 4), b_pitch(64 * f + 8) {}
-    static std::uint64_t ty(std::uint64_t tid) { return tid / 64 * 4 + tid % 32 / 8; }
-    static std::uint64_t tx(std::uint64_t tid) { return tid / 32 % 2 * 8 + tid % 8; }
-    std::uint64_t shared_words(std::uint64_t kc) const { return kc * (a_pitch + b_pitch); }
-};
-
-// Sectors and b-word blocks of one global warp-instruction on 16-byte
-// vectors (row, vector) of a matrix whose rows start on a block; `residue`
-// is the vector offset of vector 0 within its block.
-std::pair<std::uint64_t, std::uint64_t> vector_units(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& rv,
-                                                     std::uint64_t residue, std::uint64_t vpb) {
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> secs, blks;
-    for (auto [r, v] : rv) {
-        secs.emplace_back(r, (residue + v) / 2);
-        blks.emplace_back(r, (residue + v) / vpb);
-    }
-    const auto count = [](auto& x) {
-        std::sort(x.begin(), x.end());
-        return std::uint64_t(std::unique(x.begin(), x.end()) - x.begin());
-    };
-    return {count(secs), count(blks)};
-}
-
-// A lookahead launch (region_ahead): job 0 is step K's other tiles, jobs 1
-// and 2 the next pivot row and column; a = K + 1, tiles per side.
-struct ahead_info {
-    std::uint64_t next = 0, tiles = 0;
-};
-
-// One global atomic of one lane (a flag, a counter): one instruction, sector, block.
-void lone_atomic(tally& t, std::uint64_t times = 1) {
-    t.add_to(counter::global_atomic_instructions, times);
-    t.add_to(counter::global_atomic_sectors, times);
-    t.add_to(counter::global_atomic_blocks, times);
-    t.add_to(counter::io_blocks, times);
-    t.add_to(counter::warp_instructions, times);
-}
-
-// close_region<F> (the lookahead's Floyd-Warshall on T(a, a) in registers):
-// per warp 64F + 2 barriers; per k 2F vector loads (column k at 2·16F +
-// buf·16F + ty + 16f, row k at buf·16F + tx + 16g) and 16F² relaxations;
-// 64F publications of a row (F stores by the lanes with ty = q) and a column
-// (F stores by the lanes with tx = q). Returns the block's steps.
-std::uint64_t closure(tally& blk, const machine& m, std::uint64_t F) {
-    const region_geometry G(F);
-    const std::uint64_t b = m.b, warps = region_threads / b, RV = 16 * F, side = 64 * F;
-    std::uint64_t st = 0;
-    for (std::uint64_t w = 0; w < warps; ++w) {
-        blk.barrier(side + 2);
-        st += side + 2;
-        for (std::uint64_t f = 0; f < 2 * F; ++f) {
-            std::vector<std::uint64_t> vecs;
-            for (std::uint64_t l = 0; l < b; ++l) {
-                const std::uint64_t tid = w * b + l;
-                vecs.push_back(f < F ? 2 * RV + G.ty(tid) + 16 * f : G.tx(tid) + 16 * (f - F));
-            }
-            const bank_cost c = vector_cost(vecs, b);
-            blk.sload(c, side);
-            st += c.wf * side;
-        }
-        blk.compute(16 * F * F * side);
-        st += 16 * F * F * side;
-        for (std::uint64_t k = 0; k < side; ++k) {
-            const std::uint64_t q = k % 64 / 4;
-            for (std::uint64_t x = 0; x < 2 * F; ++x) {  // F row stores, F column stores
-                std::vector<std::uint64_t> vecs;
-                bool any = false;
-                for (std::uint64_t l = 0; l < b; ++l) {
-                    const std::uint64_t tid = w * b + l;
-                    const bool row = x < F, mine = row ? G.ty(tid) == q : G.tx(tid) == q;
-                    vecs.push_back(!mine ? off : row ? G.tx(tid) + 16 * x : 2 * RV + G.ty(tid) + 16 * (x - F));
-                    any |= mine;
-                }
-                if (!any) {
-                    blk.null_access(counter::shared_store_instructions);
-                    st += 1;
-                    continue;
-                }
-                const bank_cost c = vector_cost(vecs, b);
-                blk.sstore(c);
-                st += c.wf;
-            }
-        }
-    }
-    return st;
-}
-
-// One launch of minplus_regions<F>: jobs, chunk kc, column runs gv, epw
-// distances per word; pipe: the double-buffered staging (kc = 16, one barrier
-// per chunk); ahead: a lookahead launch. Walks every warp-instruction of one
-// block per distinct (live rows, live columns, block alignments, chunks,
-// lookahead role), as the kernel runs it.
-void regions(tally& t, const machine& m, const std::vector<job>& jobs, std::uint64_t F, std::uint64_t kc,
-             std::uint64_t gv, std::uint64_t epw, bool pipe, const ahead_info* ahead) {
-    const region_geometry G(F);
-    const std::uint64_t b = m.b, warps = region_threads / b, epv = 4 * epw, vpb = m.block_bytes() / 16;
-    const std::uint64_t a_vecs = kc / epv, b0v = kc * G.a_pitch / 4;  // B's first vector
-    // Per warp: the shared loads of one k, by k mod 16: F of A^T, F of B.
-    std::vector<std::uint64_t> k_steps(warps * 16);
-    std::vector<bank_cost> k_wf(warps * 16);
-    for (std::uint64_t w = 0; w < warps; ++w)
-        for (std::uint64_t u = 0; u < 16; ++u)
-            for (std::uint64_t f = 0; f < 2 * F; ++f) {
-                std::vector<std::uint64_t> vecs;
-                for (std::uint64_t l = 0; l < b; ++l) {
-                    const std::uint64_t tid = w * b + l;
-                    vecs.push_back(f < F ? u * G.a_pitch / 4 + G.ty(tid) + 16 * f
-                                         : b0v + u * G.b_pitch / 4 + G.tx(tid) + 16 * (f - F));
-                }
-                k_wf[w * 16 + u] += vector_cost(vecs, b);
-            }
-    // Staging stores per warp and chunk (independent of masks and alignment).
-    std::vector<bank_cost> a_store(warps), b_store(warps);
-    std::vector<std::uint64_t> a_store_n(warps), b_store_n(warps);
-    for (std::uint64_t w = 0; w < warps; ++w) {
-        for (std::uint64_t e0 = w * b; e0 < G.rows * a_vecs; e0 += region_threads)
-            for (std::uint64_t x = 0; x < 4; ++x)
-                for (std::uint64_t h = 0; h < epw; ++h) {
-                    std::vector<std::uint64_t> words;
-                    for (std::uint64_t l = 0; l < b; ++l) {
-                        const std::uint64_t e = e0 + l, i = e / (16 * a_vecs) * 16 + e % 16, g = e / 16 % a_vecs;
-                        words.push_back((g * epv + x * epw + h) * G.a_pitch + i);
-                    }
-                    a_store[w] += shared_bank_cost(words, b);
-                    a_store_n[w] += 1;
-                }
-        for (std::uint64_t e0 = w * b; e0 < kc * G.vectors; e0 += region_threads) {
-            std::vector<std::uint64_t> vecs;
-            for (std::uint64_t l = 0; l < b; ++l) {
-                const std::uint64_t e = e0 + l, vl = e % gv, rest = e / gv, k = rest % kc, vc = rest / kc * gv + vl;
-                vecs.push_back(b0v + k * G.b_pitch / 4 + vc);
-            }
-            b_store[w] += vector_cost(vecs, b);
-            b_store_n[w] += 1;
-        }
-    }
-    const auto live = [](std::uint64_t x, std::uint64_t lo, std::uint64_t n, std::uint64_t s0, std::uint64_t sn) {
-        return x >= lo && x < lo + n && (x < s0 || x >= s0 + sn);
-    };
-    struct block_cost {
-        partial_counts c;
-        std::uint64_t steps = 0, waits = 0, collectives = 0;
-    };
-    // A chunk's staging loads of one block: by (row mask, A's and C's vector residues).
-    std::unordered_map<std::uint64_t, block_cost> staging_memo;
-    const auto staging = [&](std::uint64_t row_mask, std::uint64_t col_mask, std::uint64_t a_res,
-                             std::uint64_t c_res) -> const block_cost& {
-        const std::uint64_t key = row_mask | a_res << 8 | c_res << 16 | col_mask << 24;
-        auto it = staging_memo.find(key);
-        if (it != staging_memo.end()) return it->second;
-        block_cost bc;
-        tally blk;
-        // One staging load: its live lanes' (row, vector) pairs, or none (predicated off).
-        const auto stage = [&](const std::vector<std::pair<std::uint64_t, std::uint64_t>>& rv, std::uint64_t res) {
-            if (rv.empty()) {
-                blk.null_access(counter::global_load_instructions);
-            } else {
-                const auto [sec, bl] = vector_units(rv, res, vpb);
-                blk.gload(sec, bl);
-            }
-            bc.steps += 1;
-        };
-        for (std::uint64_t w = 0; w < warps; ++w) {
-            for (std::uint64_t e0 = w * b; e0 < G.rows * a_vecs; e0 += region_threads) {
-                std::vector<std::pair<std::uint64_t, std::uint64_t>> rv;
-                for (std::uint64_t l = 0; l < b; ++l) {
-                    const std::uint64_t e = e0 + l, i = e / (16 * a_vecs) * 16 + e % 16, g = e / 16 % a_vecs;
-                    if (row_mask >> (i / 16) & 1) rv.emplace_back(i, g);
-                }
-                stage(rv, a_res);
-            }
-            for (std::uint64_t e0 = w * b; e0 < kc * G.vectors; e0 += region_threads) {
-                std::vector<std::pair<std::uint64_t, std::uint64_t>> rv;
-                for (std::uint64_t l = 0; l < b; ++l) {
-                    const std::uint64_t e = e0 + l, vl = e % gv, rest = e / gv, k = rest % kc, vc = rest / kc * gv + vl;
-                    if (col_mask >> vc & 1) rv.emplace_back(k, vc);
-                }
-                stage(rv, c_res);
-            }
-        }
-        bc.c = std::move(blk.c);
-        return staging_memo.emplace(key, std::move(bc)).first->second;
-    };
-    // Cost of one block, memoised on its masks, alignments and chunks.
-    // Keyed on (col_mask, row_mask | role, residues, chunks): a string key
-    // took a fifth of a paper-scale prediction's time.
-    struct key_hash {
-        std::size_t operator()(const std::array<std::uint64_t, 4>& k) const {
-            std::size_t h = 0;
-            for (auto v : k) h = h * 0x9e3779b97f4a7c15ull + std::hash<std::uint64_t>{}(v);
-            return h;
-        }
-    };
-    std::unordered_map<std::array<std::uint64_t, 4>, block_cost, key_hash> memo;
-    std::vector<std::uint64_t> steps;
-    std::uint64_t total_blocks = 0, heaviest = 0, heaviest_collectives = 0;  // the most waits (collectives) of a block
-    for (std::uint64_t ji = 0; ji < jobs.size(); ++ji) {
-        const job& J = jobs[ji];
-        const std::uint64_t width = G.vectors * epv;
-        const std::uint64_t rx = (J.cols + width - 1) / width, ry = (J.rows + G.rows - 1) / G.rows;
-        const std::uint64_t chunks = J.inner / kc;
-        total_blocks += rx * ry;
-        // Regions in launch order: row-major, or a lookahead's job 0 as the
-        // kernel orders it: T(a, a), row a, column a, the rest row-major.
-        std::vector<std::pair<std::uint64_t, std::uint64_t>> order;
-        order.reserve(rx * ry);
-        if (ahead && ji == 0) {
-            const std::uint64_t a = ahead->next;
-            order.emplace_back(a, a);
-            for (std::uint64_t x = 0; x < rx; ++x)
-                if (x != a) order.emplace_back(a, x);
-            for (std::uint64_t y = 0; y < ry; ++y)
-                if (y != a) order.emplace_back(y, a);
-            for (std::uint64_t y = 0; y < ry; ++y)
-                for (std::uint64_t x = 0; x < rx; ++x)
-                    if (y != a && x != a) order.emplace_back(y, x);
-        } else {
-            for (std::uint64_t y = 0; y < ry; ++y)
-                for (std::uint64_t x = 0; x < rx; ++x) order.emplace_back(y, x);
-        }
-        for (const auto& [y, x] : order) {
-            const std::uint64_t row_base = J.row0 + y * G.rows, col_base = J.col0 + x * width;
-            // Lookahead roles: 1 publishes (job 0, row or column a), 2 also
-            // closes (T(a, a)), 3 waits (jobs 1 and 2).
-            const std::uint64_t role = !ahead ? 0
-                                       : ji != 0 ? 3
-                                       : y == ahead->next && x == ahead->next ? 2
-                                       : y == ahead->next || x == ahead->next ? 1
-                                                                              : 0;
-            std::uint64_t row_mask = 0, col_mask = 0;
-            for (std::uint64_t g = 0; g < G.rows / 16; ++g)
-                if (live(row_base + 16 * g, J.row0, J.rows, J.skip_row0, J.skip_rows)) row_mask |= 1ull << g;
-            for (std::uint64_t v = 0; v < G.vectors; ++v)
-                if (live(col_base + v * epv, J.col0, J.cols, J.skip_col0, J.skip_cols)) col_mask |= 1ull << v;
-            const std::uint64_t c_res = col_base / epv % vpb;
-            const std::array<std::uint64_t, 4> key{col_mask, row_mask | role << 32,
-                                                   c_res | (J.a_col0 / epv % vpb) << 32, chunks};
-            auto it = memo.find(key);
-            if (it == memo.end()) {
-                block_cost bc;
-                tally blk;
-                std::uint64_t st = 0;
-                if (ahead) {  // the claim: thread 0's atomic and store, a barrier, every thread's load
-                    lone_atomic(blk);
-                    blk.sstore({1, 1});
-                    blk.barrier(warps);
-                    blk.sload({1, 1}, warps);
-                    st += 2 + 2 * warps;
-                }
-                if (row_mask == 0 || col_mask == 0) {
-                    if (role == 1 || role == 2) {  // a band region of row or column a: published at once
-                        lone_atomic(blk);
-                        st += 1;
-                    }
-                } else {
-                    if (role == 3) {  // two polls by thread 0, a barrier
-                        lone_atomic(blk, 2);
-                        blk.barrier(warps);
-                        st += 2 + warps;
-                    }
-                    // C: 4F² vector loads and stores per thread, predicated per row group and column vector.
-                    for (std::uint64_t w = 0; w < warps; ++w)
-                        for (std::uint64_t f = 0; f < F; ++f)
-                            for (std::uint64_t r = 0; r < 4; ++r)
-                                for (std::uint64_t g = 0; g < F; ++g) {
-                                    std::vector<std::pair<std::uint64_t, std::uint64_t>> rv;
-                                    for (std::uint64_t l = 0; l < b; ++l) {
-                                        const std::uint64_t tid = w * b + l, row = 64 * f + 4 * G.ty(tid) + r;
-                                        const std::uint64_t v = G.tx(tid) + 16 * g;
-                                        if ((row_mask >> (row / 16) & 1) && (col_mask >> v & 1)) rv.emplace_back(row, v);
-                                    }
-                                    if (rv.empty()) {
-                                        blk.null_access(counter::global_load_instructions);
-                                        blk.null_access(counter::global_store_instructions);
-                                        st += 2;
-                                        continue;
-                                    }
-                                    const auto [sec, bl] = vector_units(rv, c_res, vpb);
-                                    blk.gload(sec, bl);
-                                    blk.gstore(sec, bl);
-                                    st += 2;
-                                }
-                    for (std::uint64_t k0 = 0; k0 < chunks * kc; k0 += kc) {
-                        const block_cost& s = staging(row_mask, col_mask, (J.a_col0 + k0) / epv % vpb, c_res);
-                        blk.add(s.c);
-                        st += s.steps;
-                    }
-                    for (std::uint64_t w = 0; w < warps; ++w) {
-                        blk.sstores(a_store_n[w] * chunks, {a_store[w].wf * chunks, a_store[w].ideal * chunks});
-                        blk.sstores(b_store_n[w] * chunks, {b_store[w].wf * chunks, b_store[w].ideal * chunks});
-                        st += (a_store[w].wf + b_store[w].wf) * chunks;
-                    }
-                    const std::uint64_t barriers = pipe ? chunks : 2 * chunks - 1;
-                    blk.barrier(warps * barriers);
-                    st += warps * barriers;
-                    const std::uint64_t reps = kc / 16 * chunks;
-                    for (std::uint64_t w = 0; w < warps; ++w)
-                        for (std::uint64_t u = 0; u < 16; ++u) {
-                            const bank_cost& c = k_wf[w * 16 + u];
-                            blk.c[counter::shared_load_instructions] += 2 * F * reps;
-                            blk.c[counter::warp_instructions] += 2 * F * reps;
-                            blk.c[counter::shared_load_wavefronts] += c.wf * reps;
-                            blk.c[counter::shared_wavefronts] += c.wf * reps;
-                            blk.c[counter::shared_load_bank_conflicts] += (c.wf - c.ideal) * reps;
-                            blk.c[counter::bank_conflicts] += (c.wf - c.ideal) * reps;
-                            blk.compute(16 * F * F * reps);
-                            st += (c.wf + 16 * F * F) * reps;
-                        }
-                    if (role == 2) st += closure(blk, m, F);
-                    if (role == 1 || role == 2) {  // after the stores: a barrier, thread 0's flag
-                        blk.barrier(warps);
-                        lone_atomic(blk);
-                        st += warps + 1;
-                    }
-                }
-                bc.c = std::move(blk.c);
-                bc.steps = st;
-                bc.waits = waits_of(bc.c);
-                bc.collectives = collectives_of(bc.c);
-                it = memo.emplace(key, std::move(bc)).first;
-            }
-            t.add(it->second.c);
-            steps.push_back(it->second.steps);
-            heaviest = std::max(heaviest, it->second.waits);
-            heaviest_collectives = std::max(heaviest_collectives, it->second.collectives);
-        }
-    }
-    const std::uint64_t words = (pipe ? 2 * G.shared_words(16) : G.shared_words(kc)) + (ahead ? 4 : 0);
-    t.launch(total_blocks, region_threads, greedy_makespan(steps, m.k()), heaviest, words, m, heaviest_collectives);
-}
+using namespace apsp_costs;
 
 // The kernels' choice (apsp_runs.hpp, launch_regions and pick_region_shape):
 // F = 2 where every job spans 128 rows and 128 words, its 128 x 128 regions
@@ -726,7 +75,8 @@ std::pair<std::uint64_t, std::uint64_t> region_shape(const std::vector<job>& job
 // product is int32 with two or more chunks of 16 and both buffers fit.
 void product(tally& t, const machine& m, const std::vector<job>& jobs, std::uint64_t unit, std::uint64_t gv,
              std::uint64_t epw, const ahead_info* ahead = nullptr) {
-    auto [F, kc] = ahead ? std::pair<std::uint64_t, std::uint64_t>{2, chunk(2, unit, m)} : region_shape(jobs, unit, epw, m);
+    auto [F, kc] =
+        ahead ? std::pair<std::uint64_t, std::uint64_t>{2, chunk(2, unit, m)} : region_shape(jobs, unit, epw, m);
     bool pipe = epw == 1;
     for (const job& j : jobs) pipe &= j.inner >= 32;
     pipe &= 2 * region_geometry(F).shared_words(16) + (ahead ? 4 : 0) <= m.M;
@@ -812,18 +162,20 @@ partial_counts dpx(const machine& m, std::uint64_t n, const param_values& p) {
                            p.integer("lookahead"));
 }
 
-void recursive_fw(tally& t, const machine& m, std::uint64_t tr, std::uint64_t np, std::uint64_t o, std::uint64_t blocks) {
+void recursive_fw(tally& t, const machine& m, std::uint64_t tr, std::uint64_t np, std::uint64_t o,
+                  std::uint64_t blocks) {
     if (blocks == 1) {
         tile_fw(t, m, tr, 4, o, np);
         return;
     }
-    const std::uint64_t b1 = (blocks + 1) / 2, n1 = b1 * tr, n2 = (blocks - b1) * tr, gv = std::min<std::uint64_t>(16, tr / 4);
+    const std::uint64_t b1 = (blocks + 1) / 2, n1 = b1 * tr, n2 = (blocks - b1) * tr,
+                        gv = std::min<std::uint64_t>(16, tr / 4);
     recursive_fw(t, m, tr, np, o, b1);
     product(t, m, {make_job(o, n1, o + n1, n2, o, o, n1), make_job(o + n1, n2, o, n1, o, o, n1)}, tr, gv, 1);
     product(t, m, {make_job(o + n1, n2, o + n1, n2, o, o, n1)}, tr, gv, 1);
     recursive_fw(t, m, tr, np, o + n1, blocks - b1);
-    product(t, m, {make_job(o, n1, o + n1, n2, o + n1, o + n1, n2), make_job(o + n1, n2, o, n1, o + n1, o + n1, n2)}, tr,
-            gv, 1);
+    product(t, m, {make_job(o, n1, o + n1, n2, o + n1, o + n1, n2), make_job(o + n1, n2, o, n1, o + n1, o + n1, n2)},
+            tr, gv, 1);
     product(t, m, {make_job(o, n1, o, n1, o + n1, o + n1, n2)}, tr, gv, 1);
 }
 
@@ -834,29 +186,33 @@ partial_counts recursive(const machine& m, std::uint64_t n, const param_values& 
     return t.c;
 }
 
-AGPU_REGISTER_CLOSED_FORM({"apsp/naive",
-                           "n launches of one thread per element: 3 loads (d[i][j], d[i][k] one word per warp, d[k][j]) "
-                           "and 1 store per update; n^3 updates, about 4n^3/b warp-instructions",
-                           naive});
-AGPU_REGISTER_CLOSED_FORM({"apsp/blocked",
-                           "3n/t launches (n padded to t); per pivot: tile_fw (t^2 words in shared memory, t+1 barriers), "
-                           "the pivot row and column, the rest; global traffic with tiles on chip "
-                           "N_b = d(4n^3/t - 2n^2) bytes, arithmetic N_c = 2n(n^2 - 2t + 1) operations; method A: 2F "
-                           "shared vector loads per 16F^2 updates (F = 2 for products of 128 x 128 and more, else 1), "
-                           "method B: 1 + t/t2 shared loads per t/t2 updates",
-                           blocked});
-AGPU_REGISTER_CLOSED_FORM({"apsp/recursive",
-                           "5n/tr - 4 launches (n padded to tr): tile_fw on the n/tr diagonal blocks, 4 min-plus product "
-                           "launches per recursion node; n^3 updates in products of inner length n/2, n/4, ...",
-                           recursive});
-AGPU_REGISTER_CLOSED_FORM({"apsp/dpx",
-                           "blocked method A with DPX add-min: 3n/t launches; width 16 moves d = 2 bytes per distance "
-                           "(N_b = 2(4n^3/t - 2n^2)) and does two updates per instruction (half the compute notes); t = 128 "
-                           "allowed (1024-thread pivot tile); lookahead (int32, t = 128; =1 where the other tiles fill two waves, =2 "
-                           "always): n/t + 2 launches, step K's "
-                           "other tiles, T(K+1, K+1)'s closure in registers and row and column K + 1 in one launch (one "
-                           "flag poll per wait: the GPU may poll more)",
-                           dpx});
+AGPU_REGISTER_CLOSED_FORM(
+    {"apsp/naive",
+     "n launches of one thread per element: 3 loads (d[i][j], d[i][k] one word per warp, d[k][j]) "
+     "and 1 store per update; n^3 updates, about 4n^3/b warp-instructions",
+     naive});
+AGPU_REGISTER_CLOSED_FORM(
+    {"apsp/blocked",
+     "3n/t launches (n padded to t); per pivot: tile_fw (t^2 words in shared memory, t+1 barriers), "
+     "the pivot row and column, the rest; global traffic with tiles on chip "
+     "N_b = d(4n^3/t - 2n^2) bytes, arithmetic N_c = 2n(n^2 - 2t + 1) operations; method A: 2F "
+     "shared vector loads per 16F^2 updates (F = 2 for products of 128 x 128 and more, else 1), "
+     "method B: 1 + t/t2 shared loads per t/t2 updates",
+     blocked});
+AGPU_REGISTER_CLOSED_FORM(
+    {"apsp/recursive",
+     "5n/tr - 4 launches (n padded to tr): tile_fw on the n/tr diagonal blocks, 4 min-plus product "
+     "launches per recursion node; n^3 updates in products of inner length n/2, n/4, ...",
+     recursive});
+AGPU_REGISTER_CLOSED_FORM(
+    {"apsp/dpx",
+     "blocked method A with DPX add-min: 3n/t launches; width 16 moves d = 2 bytes per distance "
+     "(N_b = 2(4n^3/t - 2n^2)) and does two updates per instruction (half the compute notes); t = 128 "
+     "allowed (1024-thread pivot tile); lookahead (int32, t = 128; =1 where the other tiles fill two waves, =2 "
+     "always): n/t + 2 launches, step K's "
+     "other tiles, T(K+1, K+1)'s closure in registers and row and column K + 1 in one launch (one "
+     "flag poll per wait: the GPU may poll more)",
+     dpx});
 
 // ---------------------------------------------------------------- tile-size analysis
 
@@ -878,21 +234,21 @@ analysis tile_sizes(const device& dev, std::uint64_t n, unsigned width, std::vec
     const double ratio = dev.hw.mem_bandwidth_gbs * 1e9 / rate;
     analysis a;
     a.title = "tile size t: global bytes per operation N_b/N_c against the device's bandwidth/compute ratio (" +
-              num(dev.hw.mem_bandwidth_gbs) + " GB/s / " + num(rate * 1e-12) + " T op/s = " + num(ratio) +
-              " bytes/op)";
+              num(dev.hw.mem_bandwidth_gbs) + " GB/s / " + num(rate * 1e-12) + " T op/s = " + num(ratio) + " bytes/op)";
     a.columns = {"t", "N_b bytes", "N_c ops", "N_b/N_c", "device B/C", "bound"};
     std::uint64_t smallest = 0;
     for (auto t : tiles) {
-        const double np = double(pad(n, t)), nb = d * (4 * np * np * np / double(t) - 2 * np * np),
-                     nc = 2 * np * (np * np - 2 * double(t) + 1), r = nb / nc;
+        const double nb = floyd_warshall_bytes(n, t, d), nc = floyd_warshall_operations(n, t), r = nb / nc;
         const bool arithmetic = r < ratio;
         if (arithmetic && smallest == 0) smallest = t;
-        a.rows.push_back({std::to_string(t), num(nb), num(nc), num(r), num(ratio), arithmetic ? "arithmetic" : "memory"});
+        a.rows.push_back(
+            {std::to_string(t), num(nb), num(nc), num(r), num(ratio), arithmetic ? "arithmetic" : "memory"});
     }
     a.conclusion = smallest ? "smallest tile for which arithmetic rather than memory bounds the run on " + dev.id +
                                   ": t = " + std::to_string(smallest)
-                            : "memory bounds the run on " + dev.id + " for every tile up to t = " +
-                                  std::to_string(tiles.back()) + " (N_b/N_c > " + num(ratio) + " bytes/op)";
+                            : "memory bounds the run on " + dev.id +
+                                  " for every tile up to t = " + std::to_string(tiles.back()) + " (N_b/N_c > " +
+                                  num(ratio) + " bytes/op)";
     return a;
 }
 

@@ -33,8 +33,7 @@ namespace agpu::model {
 namespace {
 
 constexpr std::uint64_t block_threads = 256;  // micro_policy::block_threads
-constexpr std::uint64_t sector = 32;
-constexpr std::uint64_t value_bytes = 4;  // every micro-kernel moves 4-byte values
+constexpr std::uint64_t value_bytes = 4;      // every micro-kernel moves 4-byte values
 
 // Units of `unit` bytes touched by `lanes` 4-byte accesses `stride` bytes
 // apart from byte `start` (a multiple of 4): one a lane when the stride is a
@@ -54,18 +53,9 @@ struct atomic_cost {
 };
 
 atomic_cost global_atomic_cost(const std::vector<std::uint64_t>& bytes, std::uint64_t block_bytes) {
-    std::map<std::uint64_t, std::uint64_t> lanes_at;  // address -> lanes
-    for (auto a : bytes) ++lanes_at[a];
-    std::map<std::uint64_t, std::uint64_t> per_sector;
-    std::map<std::uint64_t, bool> blocks;
-    for (auto [a, k] : lanes_at) {
-        per_sector[a / sector] = std::max(per_sector[a / sector], k);
-        blocks[a / block_bytes] = true;
-    }
-    atomic_cost c;
-    for (auto [s, k] : per_sector) c.sectors += k;
-    c.blocks = blocks.size();
-    return c;
+    lane_accesses acc;
+    for (auto a : bytes) acc.emplace_back(a, std::uint32_t(value_bytes));
+    return {atomic_sectors(acc), distinct_units(acc, block_bytes)};
 }
 
 // One launch, counted as the simulator counts it: each warp-instruction adds
@@ -80,7 +70,8 @@ public:
     };
 
     launch_tally(const machine& m, std::uint64_t n, std::uint64_t block = block_threads)
-        : m_(m), n_(n), block_(block), steps_((n + block - 1) / block, 0), waits_(steps_.size(), 0), collectives_(steps_.size(), 0) {}
+        : m_(m), n_(n), block_(block), steps_((n + block - 1) / block, 0), waits_(steps_.size(), 0),
+          collectives_(steps_.size(), 0) {}
 
     const machine& device() const { return m_; }
     std::uint64_t block() const { return blk_; }
@@ -111,7 +102,7 @@ public:
 
     // A global load or store of `lanes` 4-byte values `stride` bytes apart from byte `start`.
     void global(op o, std::uint64_t lanes, std::uint64_t start, std::uint64_t stride = value_bytes) {
-        const auto sectors = lane_units(lanes, start, stride, sector);
+        const auto sectors = lane_units(lanes, start, stride, sector_bytes);
         const auto blocks = lane_units(lanes, start, stride, m_.block_bytes());
         add_global(c_, o == op::load, 1, sectors, blocks);
         c_[counter::io_blocks] += blocks;
@@ -174,8 +165,8 @@ public:
         c_[counter::time_steps] = greedy_makespan(steps_, m_.k());
         c_[counter::chain_waits] =
             launch_chain(waits_.empty() ? 0 : *std::max_element(waits_.begin(), waits_.end()), block_, m_.b);
-        c_[counter::chain_collectives] =
-            launch_chain(collectives_.empty() ? 0 : *std::max_element(collectives_.begin(), collectives_.end()), block_, m_.b);
+        c_[counter::chain_collectives] = launch_chain(
+            collectives_.empty() ? 0 : *std::max_element(collectives_.begin(), collectives_.end()), block_, m_.b);
         c_[counter::shared_words_max] = units(0, shared_values * value_bytes, m_.word_bytes());
         return every_counter(c_);
     }
@@ -218,7 +209,7 @@ partial_counts global_stride(const machine& m, std::uint64_t n, const param_valu
 partial_counts shared_stride(const machine& m, std::uint64_t n, const param_values& p) {
     const std::uint64_t s = static_cast<std::uint64_t>(p.integer("stride"));
     const std::uint64_t repeat = static_cast<std::uint64_t>(p.integer("repeat"));
-    const std::uint64_t size = m.b * s;  // values in the shared array
+    const std::uint64_t size = m.b * s;                                      // values in the shared array
     std::map<std::pair<std::uint64_t, std::uint64_t>, bank_cost> read_cost;  // (live lanes, r) -> cost
     launch_tally t(m, n);
     t.each_warp([&](const launch_tally::warp& w) {
@@ -253,7 +244,7 @@ partial_counts broadcast(const machine& m, std::uint64_t n, const param_values&)
         t.barrier();
         if (w.live == 0) return;
         t.shared(op::load, w.live, t.consecutive(0, 1));  // every lane reads word 0
-        t.global(op::load, w.live, 0, 0);                   // and in[0]
+        t.global(op::load, w.live, 0, 0);                 // and in[0]
         t.global(op::store, w.live, w.first * value_bytes);
     });
     return t.finish(1);
@@ -347,8 +338,10 @@ AGPU_REGISTER_CLOSED_FORM({"micro/shared-stride",
 AGPU_REGISTER_CLOSED_FORM({"micro/broadcast", "per warp: 1 wavefront, 1 sector, 1 block", broadcast});
 AGPU_REGISTER_CLOSED_FORM({"micro/barriers", "count barrier instructions per warp", barriers});
 AGPU_REGISTER_CLOSED_FORM({"micro/divergent", "per warp: min(ways, L) store instructions, ways warp syncs", divergent});
-AGPU_REGISTER_CLOSED_FORM({"micro/chase", "1 launch of 1 thread: n loads and 1 store of one lane (1 sector, 1 block "
-                                           "each); time n + 1 steps", chase});
+AGPU_REGISTER_CLOSED_FORM({"micro/chase",
+                           "1 launch of 1 thread: n loads and 1 store of one lane (1 sector, 1 block "
+                           "each); time n + 1 steps",
+                           chase});
 AGPU_REGISTER_CLOSED_FORM({"micro/atomics", "per warp: 1 atomic instruction; the counters it touches", atomics});
 
 }  // namespace

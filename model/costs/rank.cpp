@@ -50,7 +50,6 @@
 #include <cmath>
 #include <map>
 #include <queue>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -58,7 +57,7 @@
 
 namespace agpu::model {
 
-// Declared in kernels/rank/rank_bounds.hpp (model headers are not the family's).
+// The closed forms' bounds (closed_form::bounds) of the random query loads.
 namespace rank_costs {
 count_bounds rank_query_bounds(const machine& m, const std::string& key, std::uint64_t n, const param_values& p);
 }  // namespace rank_costs
@@ -67,9 +66,8 @@ namespace {
 
 // kernels/rank/rank_common.cuh: rank_policy.
 constexpr std::uint64_t block_threads = 256, items = 8, query_threads = 256;
-constexpr std::uint64_t sector_bytes = 32;
-constexpr std::uint64_t tile_chunks = block_threads * items;    // jacobson
-constexpr std::uint64_t tile_lines = block_threads * items / 4; // interleaved
+constexpr std::uint64_t tile_chunks = block_threads * items;     // jacobson
+constexpr std::uint64_t tile_lines = block_threads * items / 4;  // interleaved
 // Static shared arrays in declaration order: slot (8 B), [jacobson: sb_local
 // (2048 x 4 B)], warp_total (16 x 4 B), warp_base (16 x 8 B).
 constexpr std::uint64_t max_warps = block_threads / 16;
@@ -117,7 +115,6 @@ interleaved_shape interleaved_of(std::uint64_t n) {
 
 // ---- the simulator's costing rules, applied to known lane addresses ----
 
-using lane_accesses = std::vector<std::pair<std::uint64_t, std::uint32_t>>;  // (byte address, bytes) per lane
 enum class access { load, store, atomic };
 
 // The counters and steps of a set of warp-instructions.
@@ -136,7 +133,8 @@ public:
 
     void global(access a, const lane_accesses& acc) {
         if (acc.empty()) return;
-        const std::uint64_t sectors = distinct(acc, sector_bytes), blocks = distinct(acc, m_m->block_bytes());
+        const std::uint64_t sectors = distinct_units(acc, sector_bytes),
+                            blocks = distinct_units(acc, m_m->block_bytes());
         instruction(1, acc.size());
         m_c[counter::io_blocks] += blocks;
         if (a == access::atomic) {
@@ -155,24 +153,13 @@ public:
     }
     void shared(access a, const lane_accesses& acc) {
         if (acc.empty()) return;
-        const std::uint64_t wb = m_m->word_bytes();
-        std::set<std::uint64_t> words;
-        for (auto [addr, n] : acc)
-            for (std::uint64_t w = addr / wb; w <= (addr + n - 1) / wb; ++w) words.insert(w);
-        std::vector<std::uint64_t> bank(m_m->b, 0);
-        std::uint64_t wavefronts = 0;
-        for (auto w : words) wavefronts = std::max(wavefronts, ++bank[w % m_m->b]);
-        // Conflicts: the wavefronts beyond the fewest the distinct words need.
-        const std::uint64_t conflicts = wavefronts - std::max<std::uint64_t>(1, (words.size() + m_m->b - 1) / m_m->b);
+        std::vector<std::uint32_t> lanes(acc.size());
+        for (std::size_t l = 0; l < acc.size(); ++l) lanes[l] = std::uint32_t(l);
+        const bank_cost cost = access_coster(*m_m).shared(acc, lanes);
         m_c[counter::warp_instructions] += 1;
         m_c[counter::lane_accesses] += acc.size();
-        m_c[counter::shared_wavefronts] += wavefronts;
-        m_c[counter::bank_conflicts] += conflicts;
-        const bool ld = a == access::load;
-        m_c[ld ? counter::shared_load_instructions : counter::shared_store_instructions] += 1;
-        m_c[ld ? counter::shared_load_wavefronts : counter::shared_store_wavefronts] += wavefronts;
-        m_c[ld ? counter::shared_load_bank_conflicts : counter::shared_store_bank_conflicts] += conflicts;
-        m_steps += wavefronts;
+        add_shared(m_c, a == access::load ? shared_op::load : shared_op::store, 1, cost);
+        m_steps += cost.wf;
     }
     void shared(access a, std::uint64_t first, std::uint64_t lanes, std::uint64_t bytes, std::uint64_t stride) {
         lane_accesses acc;
@@ -203,12 +190,6 @@ private:
         m_c[counter::warp_instructions] += k;
         m_c[counter::lane_accesses] += lanes;
         m_steps += k;
-    }
-    static std::uint64_t distinct(const lane_accesses& acc, std::uint64_t unit) {
-        std::set<std::uint64_t> u;
-        for (auto [a, n] : acc)
-            for (std::uint64_t x = a / unit; x <= (a + n - 1) / unit; ++x) u.insert(x);
-        return u.size();
     }
     const machine* m_m;
     counts m_c;
@@ -368,7 +349,8 @@ partial_counts jacobson_build_counts(const machine& m, std::uint64_t n) {
     const jacobson_shape s = jacobson_of(n);
     std::uint64_t time = 0, chain = 0, collectives = 0;
     const tally t = build_costs(
-        m, s.tiles, jacobson_shared, [&](std::uint64_t tile) { return jacobson_tile(m, s, tile); }, time, chain, collectives);
+        m, s.tiles, jacobson_shared, [&](std::uint64_t tile) { return jacobson_tile(m, s, tile); }, time, chain,
+        collectives);
     partial_counts c = to_partial(t);
     c[counter::time_steps] = time;
     c[counter::chain_waits] = chain;
@@ -382,8 +364,8 @@ partial_counts interleaved_build_counts(const machine& m, std::uint64_t n) {
     const interleaved_shape s = interleaved_of(n);
     std::uint64_t time = 0, chain = 0, collectives = 0;
     const tally t = build_costs(
-        m, s.tiles, interleaved_shared, [&](std::uint64_t tile) { return interleaved_tile(m, s, tile); }, time,
-        chain, collectives);
+        m, s.tiles, interleaved_shared, [&](std::uint64_t tile) { return interleaved_tile(m, s, tile); }, time, chain,
+        collectives);
     partial_counts c = to_partial(t);
     c[counter::time_steps] = time;
     c[counter::chain_waits] = chain;
@@ -512,13 +494,21 @@ AGPU_REGISTER_CLOSED_FORM({"rank/jacobson",
                            "shuffles, 1 (S=16) or 2 (S=8) ST stores, then 2048/g LT stores and a chained prefix "
                            "(3 atomics); queries (1 launch): per warp 1 argument load, 3 random loads (rank) or "
                            "floor(log2 P) + log2(L/S) + 3 (select), 1 store",
-                           jacobson_costs});
+                           jacobson_costs,
+                           {},
+                           [](const machine& m, std::uint64_t n, const param_values& p) {
+                               return rank_costs::rank_query_bounds(m, "rank/jacobson", n, p);
+                           }});
 AGPU_REGISTER_CLOSED_FORM({"rank/interleaved",
                            "build (1 launch): per tile of 512 lines, per warp-item 2 8-byte loads over 14b bytes, "
                            "log2 b + 3 shuffles, 1 store of 16b bytes, and a chained prefix (3 atomics); queries "
                            "(1 launch): per warp 1 argument load, 2 random 16-byte loads in one line (rank) or "
                            "floor(log2 lines) + 4 (select), 1 store",
-                           interleaved_costs});
+                           interleaved_costs,
+                           {},
+                           [](const machine& m, std::uint64_t n, const param_values& p) {
+                               return rank_costs::rank_query_bounds(m, "rank/interleaved", n, p);
+                           }});
 
 }  // namespace
 

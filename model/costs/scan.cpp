@@ -42,7 +42,6 @@
 #include <array>
 #include <bit>
 #include <queue>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -50,8 +49,6 @@
 
 namespace agpu::model {
 namespace {
-
-constexpr std::uint64_t sector_bytes = 32;
 
 std::uint64_t ceil_log2(std::uint64_t x) { return x <= 1 ? 0 : std::uint64_t(std::bit_width(x - 1)); }
 
@@ -78,7 +75,8 @@ public:
     // One global warp-instruction over the contiguous bytes [first, first + bytes)
     // (an atomic: of one lane).
     void global(access a, std::uint64_t first, std::uint64_t bytes) {
-        const std::uint64_t sectors = units(first, bytes, sector_bytes), blocks = units(first, bytes, m_m->block_bytes());
+        const std::uint64_t sectors = units(first, bytes, sector_bytes),
+                            blocks = units(first, bytes, m_m->block_bytes());
         instruction(1);
         (*this)[counter::io_blocks] += blocks;
         if (a == access::atomic) {
@@ -95,12 +93,7 @@ public:
     void shared(access a, std::uint64_t wavefronts, std::uint64_t ideal = 1) {
         m_c[idx(counter::warp_instructions)] += 1;
         m_steps += wavefronts;
-        (*this)[a == access::load ? counter::shared_load_instructions : counter::shared_store_instructions] += 1;
-        (*this)[a == access::load ? counter::shared_load_wavefronts : counter::shared_store_wavefronts] += wavefronts;
-        (*this)[a == access::load ? counter::shared_load_bank_conflicts : counter::shared_store_bank_conflicts] +=
-            wavefronts - ideal;
-        (*this)[counter::shared_wavefronts] += wavefronts;
-        (*this)[counter::bank_conflicts] += wavefronts - ideal;
+        add_shared(*this, a == access::load ? shared_op::load : shared_op::store, 1, {wavefronts, ideal});
     }
     void barriers(std::uint64_t n) {
         (*this)[counter::barrier_instructions] += n;
@@ -135,57 +128,14 @@ private:
     std::uint64_t m_steps = 0;
 };
 
-// Shared wavefronts of one warp-instruction whose lanes touch `bytes` bytes at
-// each of `offsets`: the most distinct words wanted from one bank.
-std::set<std::uint64_t> words_of(const std::vector<std::uint64_t>& offsets, std::uint64_t bytes, const machine& m) {
-    std::set<std::uint64_t> words;
+// One shared warp-instruction whose lanes touch `bytes` bytes at each of
+// `offsets`: the bank rule on the words they touch.
+bank_cost shared_cost(const std::vector<std::uint64_t>& offsets, std::uint64_t bytes, const machine& m) {
+    std::vector<std::uint64_t> words;
     const std::uint64_t wb = m.word_bytes();
     for (auto o : offsets)
-        for (std::uint64_t w = o / wb; w <= (o + bytes - 1) / wb; ++w) words.insert(w);
-    return words;
-}
-
-std::uint64_t wavefronts(const std::vector<std::uint64_t>& offsets, std::uint64_t bytes, const machine& m) {
-    std::vector<std::uint64_t> bank(m.b, 0);
-    std::uint64_t most = 0;
-    for (auto w : words_of(offsets, bytes, m)) most = std::max(most, ++bank[w % m.b]);
-    return most;
-}
-
-// The fewest wavefronts the distinct words of these accesses need.
-std::uint64_t ideal_wavefronts(const std::vector<std::uint64_t>& offsets, std::uint64_t bytes, const machine& m) {
-    return std::max<std::uint64_t>(1, (words_of(offsets, bytes, m).size() + m.b - 1) / m.b);
-}
-
-// The busiest MP when runs of blocks (steps, count), in order, each go to the
-// least-loaded of k MPs (the simulator's placement). Equal loads are
-// interchangeable, so whole rounds of k blocks are placed at once whenever the
-// loads are within one block's steps of each other.
-std::uint64_t makespan(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& runs, std::uint64_t k) {
-    std::uint64_t blocks = 0;
-    for (auto [s, c] : runs) blocks += c;
-    k = std::min(k, blocks);
-    if (k == 0) return 0;
-    std::vector<std::uint64_t> load(k, 0);  // kept as a min-heap
-    std::uint64_t highest = 0;
-    auto cmp = std::greater<>();
-    for (auto [s, c] : runs) {
-        while (c > 0) {
-            if (highest - load.front() <= s && c >= k) {
-                const std::uint64_t rounds = c / k;
-                for (auto& l : load) l += rounds * s;
-                highest += rounds * s;
-                c -= rounds * k;
-                continue;
-            }
-            std::pop_heap(load.begin(), load.end(), cmp);
-            load.back() += s;
-            highest = std::max(highest, load.back());
-            std::push_heap(load.begin(), load.end(), cmp);
-            --c;
-        }
-    }
-    return highest;
+        for (std::uint64_t w = o / wb; w <= (o + bytes - 1) / wb; ++w) words.push_back(w);
+    return shared_bank_cost(words, m.b);
 }
 
 // One launch: its blocks' tallies by run, into the totals.
@@ -200,7 +150,7 @@ void finish_launch(const launch_sum& l, const tally& t, const machine& m, partia
     out[counter::launches] += 1;
     out[counter::thread_blocks] += l.blocks;
     out[counter::threads] += l.blocks * l.threads_per_block;
-    out[counter::time_steps] += makespan(l.runs, m.k());
+    out[counter::time_steps] += greedy_makespan_runs(l.runs, m.k());
     out[counter::chain_waits] += launch_chain(l.heaviest_waits, l.threads_per_block, m.b);
     out[counter::chain_collectives] += launch_chain(l.heaviest_collectives, l.threads_per_block, m.b);
     out[counter::shared_words_max] = std::max(out[counter::shared_words_max], l.shared_words);
@@ -220,14 +170,18 @@ tally hs_block_scan(const machine& m, std::uint64_t s, std::uint64_t n, std::uin
         if (live) t.global(access::load, first * s, live * s);
         std::vector<std::uint64_t> own;
         for (std::uint64_t l = 0; l < b; ++l) own.push_back((w * b + l) * s);
-        const std::uint64_t store_wf = wavefronts(own, s, m), store_ideal = ideal_wavefronts(own, s, m);
+        const bank_cost store = shared_cost(own, s, m);
+        const std::uint64_t store_wf = store.wf, store_ideal = store.ideal;
         t.shared(access::store, store_wf, store_ideal);  // the first store
         for (std::uint64_t d = 1; d < hs_block; d *= 2) {
             t.barriers(1);
             std::vector<std::uint64_t> left;  // only lanes i >= d load
             for (std::uint64_t l = 0; l < b; ++l)
                 if (const std::uint64_t i = w * b + l; i >= d) left.push_back((i - d) * s);
-            if (!left.empty()) t.shared(access::load, wavefronts(left, s, m), ideal_wavefronts(left, s, m));
+            if (!left.empty()) {
+                const bank_cost lc = shared_cost(left, s, m);
+                t.shared(access::load, lc.wf, lc.ideal);
+            }
             t.compute(1);
             if (2 * d < hs_block) t.shared(access::store, store_wf, store_ideal);
         }
@@ -283,12 +237,14 @@ partial_counts hillis_steele(const machine& m, std::uint64_t n, const param_valu
     for (std::size_t l = 0; l < levels.size(); ++l) {
         const std::uint64_t nl = levels[l], blocks = (nl + hs_block - 1) / hs_block;
         const bool sums = l + 1 < levels.size();
-        launch_of(m, 0, blocks, hs_block, shared_words,
-                       [&](std::uint64_t blk) { return hs_block_scan(m, s, nl, blk, sums); }, c);
+        launch_of(
+            m, 0, blocks, hs_block, shared_words, [&](std::uint64_t blk) { return hs_block_scan(m, s, nl, blk, sums); },
+            c);
     }
     for (std::size_t l = levels.size() - 1; l-- > 0;) {
         const std::uint64_t nl = levels[l], blocks = (nl + hs_block - 1) / hs_block;
-        launch_of(m, 1, blocks - 1, hs_block, 0, [&](std::uint64_t blk) { return hs_add_back(m, s, nl, blk); }, c);
+        launch_of(
+            m, 1, blocks - 1, hs_block, 0, [&](std::uint64_t blk) { return hs_add_back(m, s, nl, blk); }, c);
     }
     return c;
 }
@@ -332,7 +288,8 @@ tally chained_tile(const machine& m, const chained_shape& c, std::uint64_t n, st
         for (std::uint64_t l = 0; l < c.warps; ++l) o.push_back(totals_at + l * c.s);
         return o;
     }();
-    const std::uint64_t totals_wf = wavefronts(totals, c.s, m), totals_ideal = ideal_wavefronts(totals, c.s, m);
+    const bank_cost totals_cost = shared_cost(totals, c.s, m);
+    const std::uint64_t totals_wf = totals_cost.wf, totals_ideal = totals_cost.ideal;
     const std::uint64_t shuffles = c.vectors * (ceil_log2(b) + 1) + ceil_log2(c.warps) + 2;
     // Data moves of warp w: `vector` for each vector instruction's live lanes, `scalar` per straddling element.
     auto data = [&](std::uint64_t w, access a) {
@@ -395,16 +352,19 @@ partial_counts work_efficient(const machine& m, std::uint64_t n, const param_val
     partial_counts out;
     // init_tile_status: one flag word per thread, the counter by thread 0.
     const std::uint64_t flag_bytes = c.packed ? 8 : 4, init_blocks = (c.tiles + init_threads - 1) / init_threads;
-    launch_of(m, 0, init_blocks, init_threads, 0, [&](std::uint64_t blk) {
-        tally x(m);
-        for (std::uint64_t w = 0; w < (init_threads + m.b - 1) / m.b; ++w) {
-            const std::uint64_t first = blk * init_threads + w * m.b;
-            const std::uint64_t live = first >= c.tiles ? 0 : std::min<std::uint64_t>(m.b, c.tiles - first);
-            if (live) x.global(access::store, first * flag_bytes, live * flag_bytes);
-            if (blk == 0 && w == 0) x.global(access::store, 0, 4);
-        }
-        return x;
-    }, out);
+    launch_of(
+        m, 0, init_blocks, init_threads, 0,
+        [&](std::uint64_t blk) {
+            tally x(m);
+            for (std::uint64_t w = 0; w < (init_threads + m.b - 1) / m.b; ++w) {
+                const std::uint64_t first = blk * init_threads + w * m.b;
+                const std::uint64_t live = first >= c.tiles ? 0 : std::min<std::uint64_t>(m.b, c.tiles - first);
+                if (live) x.global(access::store, first * flag_bytes, live * flag_bytes);
+                if (blk == 0 && w == 0) x.global(access::store, 0, 4);
+            }
+            return x;
+        },
+        out);
     // chained_scan: tile 0; the tiles with a look-back, alike but for which
     // status words they read; the last one, maybe partial.
     launch_sum l;

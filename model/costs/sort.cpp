@@ -43,8 +43,8 @@ std::uint64_t pow2_ceil(std::uint64_t x) { return x <= 1 ? 1 : std::uint64_t(1) 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
 std::string bytes_rule(std::uint64_t bytes, const machine& m) {
-    return "needs " + std::to_string(ceil_div(bytes, m.word_bytes())) + " words of shared memory, more than M = " +
-           std::to_string(m.M) + " words";
+    return "needs " + std::to_string(ceil_div(bytes, m.word_bytes())) +
+           " words of shared memory, more than M = " + std::to_string(m.M) + " words";
 }
 
 }  // namespace
@@ -54,14 +54,14 @@ std::uint64_t heap_bytes(std::uint64_t d, std::uint64_t chunk, std::uint64_t kb,
     // A ring of 2C for every child 2..2d-1 and the root's stage of C, one word
     // of padding per 32; the bitonic moves' rings unpadded and no stage
     // (multiway.cuh's heap_layout).
-    const std::uint64_t slots = bitonic ? (2 * d - 2) * 2 * chunk
-                                        : (2 * d - 2) * (2 * chunk + 2 * chunk / 32) + chunk + chunk / 32;
+    const std::uint64_t slots =
+        bitonic ? (2 * d - 2) * 2 * chunk : (2 * d - 2) * (2 * chunk + 2 * chunk / 32) + chunk + chunk / 32;
     std::uint64_t at = align16(slots * kb);
     if (pairs) at += align16(slots * vb);
-    at += 2 * align16(16 * d);           // pos, end
-    at += align16(2 * d * kb);           // last
-    at += 3 * align16(8 * d);            // count, head, dry
-    return at + 32;                      // misc
+    at += 2 * align16(16 * d);  // pos, end
+    at += align16(2 * d * kb);  // last
+    at += 3 * align16(8 * d);   // count, head, dry
+    return at + 32;             // misc
 }
 
 std::uint64_t tile_bytes(std::uint64_t tile, std::uint64_t kb, std::uint64_t vb, bool pairs, bool tags) {
@@ -95,18 +95,20 @@ plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s) {
     out.n = n;
     out.tiles = ceil_div(n, s.tile);
     if (const std::uint64_t most = max_tile(m, s); s.tile > most)
-        throw input_error("option --set tile=" + std::to_string(s.tile),
-                          s.key + ": a tile is at most " + std::to_string(most) +
-                              (big_tiles(m, s) ? " (" + std::to_string(max_block_threads) + " threads of " +
-                                                     std::to_string(max_block_items) + " elements)"
-                                               : " (" + std::to_string(threads) + " threads of " +
-                                                     std::to_string(max_block_items) +
-                                                     " elements; larger tiles only for keys alone in sort/multiway "
-                                                     "or sort/pairwise on b = " + std::to_string(bitonic_lanes) + ")"));
+        throw input_error(
+            "option --set tile=" + std::to_string(s.tile),
+            s.key + ": a tile is at most " + std::to_string(most) +
+                (big_tiles(m, s) ? " (" + std::to_string(max_block_threads) + " threads of " +
+                                       std::to_string(max_block_items) + " elements)"
+                                 : " (" + std::to_string(threads) + " threads of " + std::to_string(max_block_items) +
+                                       " elements; larger tiles only for keys alone in sort/multiway "
+                                       "or sort/pairwise on b = " +
+                                       std::to_string(bitonic_lanes) + ")"));
     out.block_threads = block_threads(s);
     out.tile_bytes = tile_bytes(s.tile, s.key_bytes, s.value_bytes, s.pairs, tile_tags(s));
     if (out.tile_bytes > m.shared_bytes())
-        throw input_error("option --set tile=" + std::to_string(s.tile), s.key + ": a tile " + bytes_rule(out.tile_bytes, m));
+        throw input_error("option --set tile=" + std::to_string(s.tile),
+                          s.key + ": a tile " + bytes_rule(out.tile_bytes, m));
     if (s.key == "sort/bitonic" || out.tiles <= 1) return out;
     const bool bitonic = bitonic_items(m, s) > 0;  // the heap's layout (multiway.cuh's heap_layout)
     std::uint64_t d_max = s.d;
@@ -120,9 +122,10 @@ plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s) {
     }
     if (const std::uint64_t hb = heap_bytes(d_max, s.chunk, s.key_bytes, s.value_bytes, s.pairs, bitonic);
         hb > m.shared_bytes())
-        throw input_error(s.d ? "option --set d=" + std::to_string(s.d) : "option --set chunk=" + std::to_string(s.chunk),
-                          s.key + ": a heap of d = " + std::to_string(d_max) + " leaves and chunk " +
-                              std::to_string(s.chunk) + " " + bytes_rule(hb, m));
+        throw input_error(
+            s.d ? "option --set d=" + std::to_string(s.d) : "option --set chunk=" + std::to_string(s.chunk),
+            s.key + ": a heap of d = " + std::to_string(d_max) + " leaves and chunk " + std::to_string(s.chunk) + " " +
+                bytes_rule(hb, m));
     const std::uint64_t k = m.k();
     std::uint64_t runs = out.tiles, len = s.tile;
     while (runs > 1) {
@@ -132,9 +135,9 @@ plan make_plan(const machine& m, std::uint64_t n, const sort_shape& s) {
         ps.runs = runs;
         ps.groups = ceil_div(runs, ps.d);
         ps.heap_bytes = heap_bytes(ps.d, s.chunk, s.key_bytes, s.value_bytes, s.pairs, bitonic);
-        ps.resident = k * std::clamp<std::uint64_t>(m.shared_bytes() / ps.heap_bytes, 1,
-                                                    std::min(max_blocks_per_mp,
-                                                             max_threads_per_mp / merge_threads(m, s.warps)));
+        ps.resident =
+            k * std::clamp<std::uint64_t>(m.shared_bytes() / ps.heap_bytes, 1,
+                                          std::min(max_blocks_per_mp, max_threads_per_mp / merge_threads(m, s.warps)));
         if (s.parts > 0) ps.parts = s.parts;
         else if (ps.groups >= waves * ps.resident) ps.parts = 1;
         // Enough ranges for waves·resident blocks, but no more than L/(range_chunks·C), rounded down to a
@@ -192,8 +195,6 @@ namespace {
 
 using namespace sort_plan;
 
-constexpr std::uint64_t sector_bytes = 32;
-
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
 // Global counters of warp-instructions over contiguous bytes.
@@ -218,7 +219,8 @@ struct global_tally {
     // len elements moved in chunks of `chunk` from element `first` (each chunk its own loop).
     void chunked(bool load, std::uint64_t first, std::uint64_t len, std::uint64_t chunk, std::uint64_t s,
                  std::uint64_t times = 1) {
-        for (std::uint64_t c0 = 0; c0 < len; c0 += chunk) strided_loop(load, first + c0, std::min(chunk, len - c0), s, times);
+        for (std::uint64_t c0 = 0; c0 < len; c0 += chunk)
+            strided_loop(load, first + c0, std::min(chunk, len - c0), s, times);
     }
 };
 
@@ -228,18 +230,18 @@ void add_launch(partial_counts& c, const machine& m, std::uint64_t blocks, std::
     c[counter::launches] += 1;
     c[counter::thread_blocks] += blocks;
     c[counter::threads] += blocks * block_threads;
-    c[counter::shared_words_max] =
-        std::max(c[counter::shared_words_max], ceil_div(shared_bytes, m.word_bytes()));
+    c[counter::shared_words_max] = std::max(c[counter::shared_words_max], ceil_div(shared_bytes, m.word_bytes()));
 }
 
 void init_exact(partial_counts& c, bool with_global) {
     for (counter k : {counter::launches, counter::thread_blocks, counter::threads, counter::shared_words_max}) c[k] = 0;
     if (with_global)
-        for (counter k : {counter::global_load_instructions, counter::global_load_requests, counter::global_load_sectors,
-                          counter::global_load_blocks, counter::global_store_instructions, counter::global_store_requests,
-                          counter::global_store_sectors, counter::global_store_blocks, counter::global_requests,
-                          counter::global_sectors, counter::io_blocks, counter::global_atomic_instructions,
-                          counter::global_atomic_sectors, counter::global_atomic_blocks})
+        for (counter k :
+             {counter::global_load_instructions, counter::global_load_requests, counter::global_load_sectors,
+              counter::global_load_blocks, counter::global_store_instructions, counter::global_store_requests,
+              counter::global_store_sectors, counter::global_store_blocks, counter::global_requests,
+              counter::global_sectors, counter::io_blocks, counter::global_atomic_instructions,
+              counter::global_atomic_sectors, counter::global_atomic_blocks})
             c[k] = 0;
 }
 
@@ -374,8 +376,7 @@ partial_counts bitonic(const machine& m, std::uint64_t n, const param_values& p)
 
 }  // namespace
 
-// Declared in kernels/sort/sort_bounds.hpp.
-count_bounds sort_bounds(const machine& m, const std::string& key, std::uint64_t n, const param_values& p);
+// The closed forms' bounds (closed_form::bounds) of a run of `key`.
 count_bounds sort_bounds(const machine& m, const std::string& key, std::uint64_t n, const param_values& p) {
     count_bounds out;
     if (key == "sort/bitonic" || n == 0) return out;
@@ -439,25 +440,32 @@ count_bounds sort_bounds(const machine& m, const std::string& key, std::uint64_t
 
 namespace {
 
-AGPU_REGISTER_CLOSED_FORM({"sort/multiway",
-                           "block_sort of ceil(n/tile) tiles, then ceil(log_d(n/tile)) merge passes (d the largest "
-                           "power of two with a heap of 4·chunk·(d - 1) elements in M/16: one heap per warp, 16 per MP): per "
-                           "pass one launch of groups·P heaps (P = 1 while groups >= 4x the heaps the MPs hold at "
-                           "once) and, when P > 1, select_pivots and split_search; each pass reads and writes every "
-                           "element once in chunk-element coalesced moves: I/O about (1 + ceil(log_d(n/tile)))·"
-                           "2·n·s/(4b) blocks, Theta((n/b) log_{M/b}(n/b)); exact: launches, blocks, threads, shared "
-                           "words, and the global counters when P = 1",
-                           sort_costs::multiway, sort_costs::multiway_lanes});
+AGPU_REGISTER_CLOSED_FORM(
+    {"sort/multiway",
+     "block_sort of ceil(n/tile) tiles, then ceil(log_d(n/tile)) merge passes (d the largest "
+     "power of two with a heap of 4·chunk·(d - 1) elements in M/16: one heap per warp, 16 per MP): per "
+     "pass one launch of groups·P heaps (P = 1 while groups >= 4x the heaps the MPs hold at "
+     "once) and, when P > 1, select_pivots and split_search; each pass reads and writes every "
+     "element once in chunk-element coalesced moves: I/O about (1 + ceil(log_d(n/tile)))·"
+     "2·n·s/(4b) blocks, Theta((n/b) log_{M/b}(n/b)); exact: launches, blocks, threads, shared "
+     "words, and the global counters when P = 1",
+     sort_costs::multiway, sort_costs::multiway_lanes, [](const machine& m, std::uint64_t n, const param_values& p) {
+         return sort_costs::sort_bounds(m, "sort/multiway", n, p);
+     }});
 AGPU_REGISTER_CLOSED_FORM({"sort/pairwise",
                            "sort/multiway with d = 2: ceil(log2(n/tile)) merge passes, each reading and writing every "
                            "element once: I/O about (1 + log2(n/tile))·2·n·s/(4b) blocks, Theta((n/b) log(n/b))",
-                           sort_costs::pairwise, sort_costs::pairwise_lanes});
-AGPU_REGISTER_CLOSED_FORM({"sort/bitonic",
-                           "block_sort, then for each stage k = 2·tile..N (N = n rounded up to a power of two) "
-                           "log2(k/tile) global compare-exchange launches and a tile merge: each launch reads and writes "
-                           "every element once: I/O about (1 + L(L+1)/2·(1 + 1/L))·2·n·s/(4b) blocks, L = log2(N/tile); "
-                           "exact: launches, blocks, threads, shared words, every global counter",
-                           sort_costs::bitonic, sort_costs::bitonic_lanes});
+                           sort_costs::pairwise, sort_costs::pairwise_lanes,
+                           [](const machine& m, std::uint64_t n, const param_values& p) {
+                               return sort_costs::sort_bounds(m, "sort/pairwise", n, p);
+                           }});
+AGPU_REGISTER_CLOSED_FORM(
+    {"sort/bitonic",
+     "block_sort, then for each stage k = 2·tile..N (N = n rounded up to a power of two) "
+     "log2(k/tile) global compare-exchange launches and a tile merge: each launch reads and writes "
+     "every element once: I/O about (1 + L(L+1)/2·(1 + 1/L))·2·n·s/(4b) blocks, L = log2(N/tile); "
+     "exact: launches, blocks, threads, shared words, every global counter",
+     sort_costs::bitonic, sort_costs::bitonic_lanes});
 
 }  // namespace
 }  // namespace agpu::model

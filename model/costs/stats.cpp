@@ -20,7 +20,6 @@
 namespace agpu::model {
 namespace {
 
-constexpr std::uint64_t sector = 32;
 constexpr std::uint64_t pairwise_block = 256;  // pairwise_policy::block_threads
 constexpr std::uint64_t fused_block = 256;     // fused_policy::block_threads
 constexpr std::uint64_t fused_per_mp = 4;      // fused_policy::blocks_per_mp
@@ -34,7 +33,7 @@ std::uint64_t value_bytes(const param_values& p) { return p.text("type") == "dou
 
 // Units of `unit` bytes touched by [first, end) (a contiguous access).
 std::uint64_t span_units(std::uint64_t first, std::uint64_t end, std::uint64_t unit) {
-    return end <= first ? 0 : (end - 1) / unit - first / unit + 1;
+    return end <= first ? 0 : units(first, end - first, unit);
 }
 
 // log2 b rounds of a shuffle reduction (off = b/2, b/4, ..., 1).
@@ -50,8 +49,9 @@ struct tally {
     counts c;
 
     // `times` alike instructions whose lanes touch the bytes [first, end), no gap wider than a sector.
-    std::uint64_t global(bool load, std::uint64_t lanes, std::uint64_t first, std::uint64_t end, std::uint64_t times = 1) {
-        const std::uint64_t sectors = times * span_units(first, end, sector);
+    std::uint64_t global(bool load, std::uint64_t lanes, std::uint64_t first, std::uint64_t end,
+                         std::uint64_t times = 1) {
+        const std::uint64_t sectors = times * span_units(first, end, sector_bytes);
         const std::uint64_t blocks = times * span_units(first, end, m.block_bytes());
         add_global(c, load, times, sectors, blocks);
         c[counter::io_blocks] += blocks;
@@ -63,9 +63,7 @@ struct tally {
     std::uint64_t shared(bool load, std::uint64_t lanes, std::uint64_t first_double) {
         const std::uint64_t words = span_units(first_double * 8, (first_double + lanes) * 8, m.word_bytes());
         const std::uint64_t wf = (words + m.b - 1) / m.b;  // consecutive words: the fewest possible, no conflict
-        c[load ? counter::shared_load_instructions : counter::shared_store_instructions] += 1;
-        c[load ? counter::shared_load_wavefronts : counter::shared_store_wavefronts] += wf;
-        c[counter::shared_wavefronts] += wf;
+        add_shared(c, load ? shared_op::load : shared_op::store, 1, {wf, wf});
         c[counter::lane_accesses] += lanes;
         c[counter::warp_instructions] += 1;
         return wf;
@@ -187,7 +185,8 @@ counts pairwise_combine(const machine& m, std::uint64_t P, bool minmax, std::uin
     return launch(m, blocks, pairwise_block, {}, [&](std::uint64_t blk, tally& t) {
         return each_warp(m, blk, pairwise_block, half, [&](std::uint64_t g, std::uint64_t L) {
             const std::uint64_t last = 2 * (g + L - 1);  // lanes 2s bytes apart: every unit between is touched
-            std::uint64_t steps = t.global(true, L, 2 * g * s, last * s + s) + t.global(true, L, (2 * g + 1) * s, (last + 2) * s);
+            std::uint64_t steps =
+                t.global(true, L, 2 * g * s, last * s + s) + t.global(true, L, (2 * g + 1) * s, (last + 2) * s);
             steps += t.global(false, L, g * s, (g + L) * s);
             if (minmax) steps += t.global(false, L, (half + g) * s, (half + g + L) * s);
             return steps;
@@ -288,7 +287,8 @@ counts fused_partials(const machine& m, std::uint64_t n, std::uint64_t s) {
             }
             steps += block_merge(t, fused_block, (g % fused_block) / m.b);
             if (g % fused_block == 0)  // thread 0: the block's five fields
-                for (std::uint64_t f = 0; f < fields; ++f) steps += t.global(false, 1, (f * G + blk) * 8, (f * G + blk) * 8 + 8);
+                for (std::uint64_t f = 0; f < fields; ++f)
+                    steps += t.global(false, 1, (f * G + blk) * 8, (f * G + blk) * 8 + 8);
             return steps;
         });
     });
@@ -300,7 +300,8 @@ counts fused_merge(const machine& m, std::uint64_t G) {
             std::uint64_t steps = 0;
             for (std::uint64_t o = 0; o * merge_block + g < G; ++o) {  // partials g + l + o * B2
                 const std::uint64_t j = o * merge_block + g, lanes = std::min(L, G - j);
-                for (std::uint64_t f = 0; f < fields; ++f) steps += t.global(true, lanes, (f * G + j) * 8, (f * G + j + lanes) * 8);
+                for (std::uint64_t f = 0; f < fields; ++f)
+                    steps += t.global(true, lanes, (f * G + j) * 8, (f * G + j + lanes) * 8);
             }
             const std::uint64_t warp = g / m.b;
             steps += block_merge(t, merge_block, warp);

@@ -41,8 +41,7 @@ param_values parse_params(const algo_spec& spec, const std::vector<std::string>&
     for (const auto& p : spec.params) pv.m_values[p.name] = p.default_value;
     for (const auto& s : settings) {
         const auto eq = s.find('=');
-        if (eq == std::string::npos || eq == 0)
-            throw input_error("option --set " + s, "must be NAME=VALUE");
+        if (eq == std::string::npos || eq == 0) throw input_error("option --set " + s, "must be NAME=VALUE");
         const std::string name = s.substr(0, eq), value = s.substr(eq + 1);
         const param_spec* p = nullptr;
         for (const auto& q : spec.params)
@@ -50,8 +49,9 @@ param_values parse_params(const algo_spec& spec, const std::vector<std::string>&
         if (!p) {
             std::string known;
             for (const auto& q : spec.params) known += (known.empty() ? "" : ", ") + q.name;
-            throw input_error("option --set " + name, "unknown parameter of " + spec.key +
-                                                          (known.empty() ? " (it has none)" : " (known: " + known + ")"));
+            throw input_error(
+                "option --set " + name,
+                "unknown parameter of " + spec.key + (known.empty() ? " (it has none)" : " (known: " + known + ")"));
         }
         if (!p->choices.empty()) {
             bool ok = false;
@@ -63,7 +63,8 @@ param_values parse_params(const algo_spec& spec, const std::vector<std::string>&
             if (!ok) throw input_error("option --set " + name, "must be one of " + list + ", got '" + value + "'");
         } else {
             std::int64_t v = 0;
-            if (!parse_int(value, v)) throw input_error("option --set " + name, "must be an integer, got '" + value + "'");
+            if (!parse_int(value, v))
+                throw input_error("option --set " + name, "must be an integer, got '" + value + "'");
             if (v < p->min || v > p->max)
                 throw input_error("option --set " + name, "must be in [" + std::to_string(p->min) + ", " +
                                                               std::to_string(p->max) + "], got " + value);

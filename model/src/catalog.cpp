@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "agpu/errors.hpp"
-#include "embedded_devices.hpp"
 #include "agpu/model/json_text.hpp"
+#include "embedded_devices.hpp"
 
 namespace agpu::model {
 namespace {
@@ -41,7 +41,8 @@ const std::vector<device>& presets() {
         for (const auto& f : detail::embedded_device_files()) {
             const std::string where = "model/devices/" + std::string(f.id) + ".json";
             device d = device_from_json(raw_preset(f.id), where, &base_resolver);
-            if (d.id != f.id) throw input_error(where + ": field id", "must equal the file name (" + std::string(f.id) + ")");
+            if (d.id != f.id)
+                throw input_error(where + ": field id", "must equal the file name (" + std::string(f.id) + ")");
             v.push_back(std::move(d));
         }
         return v;
@@ -58,8 +59,8 @@ device parse_device_text(const std::string& text, const std::string& where) {
 }
 
 device resolve_device(const std::string& id_or_file) {
-    const bool is_path = id_or_file.find('/') != std::string::npos ||
-                         (id_or_file.size() > 5 && id_or_file.ends_with(".json"));
+    const bool is_path =
+        id_or_file.find('/') != std::string::npos || (id_or_file.size() > 5 && id_or_file.ends_with(".json"));
     if (is_path) return load_device_file(id_or_file);
     for (const auto& d : presets())
         if (d.id == id_or_file) return d;

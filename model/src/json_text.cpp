@@ -22,7 +22,8 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& where
         return nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
         // e.byte is the 1-based offset of the failure; turn it into a line.
-        throw input_error(where + ":" + std::to_string(line_of(text, e.byte)), std::string("not valid JSON (") + e.what() + ")");
+        throw input_error(where + ":" + std::to_string(line_of(text, e.byte)),
+                          std::string("not valid JSON (") + e.what() + ")");
     } catch (const nlohmann::json::exception& e) {
         // A number that does not fit a double ("number overflow parsing
         // '1e999'", found by the fuzzer): the line of the quoted number.
@@ -30,7 +31,8 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& where
         const auto open = what.find('\''), close = what.rfind('\'');
         std::size_t byte = 0;
         if (open != std::string::npos && close > open)
-            if (const auto at = text.find(what.substr(open + 1, close - open - 1)); at != std::string::npos) byte = at + 1;
+            if (const auto at = text.find(what.substr(open + 1, close - open - 1)); at != std::string::npos)
+                byte = at + 1;
         throw input_error(where + (byte ? ":" + std::to_string(line_of(text, byte)) : ""),
                           "not valid JSON (" + what + ")");
     }

@@ -25,7 +25,8 @@ Eigen::VectorXd solve_passive(const Eigen::MatrixXd& A, const Eigen::VectorXd& b
 }  // namespace
 
 nnls_result nnls(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, int max_iterations) {
-    AGPU_CHECK(A.rows() == b.size(), "nnls: A has " + std::to_string(A.rows()) + " rows, b " + std::to_string(b.size()));
+    AGPU_CHECK(A.rows() == b.size(),
+               "nnls: A has " + std::to_string(A.rows()) + " rows, b " + std::to_string(b.size()));
     AGPU_CHECK(A.allFinite() && b.allFinite(), "nnls: A and b must be finite");
     const Eigen::Index n = A.cols();
     if (max_iterations <= 0) max_iterations = int(3 * n + 10);

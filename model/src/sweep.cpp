@@ -54,7 +54,8 @@ const std::vector<std::string>& sweep_parameters() {
 sweep_spec parse_sweep(const std::string& text) {
     const auto eq = text.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-        throw input_error("option --sweep " + text, "must be PARAM=v1,v2,... with PARAM one of b, M, p, clock, bandwidth");
+        throw input_error("option --sweep " + text,
+                          "must be PARAM=v1,v2,... with PARAM one of b, M, p, clock, bandwidth");
     sweep_spec s;
     s.param = text.substr(0, eq);
     check_param(s.param);
@@ -101,7 +102,8 @@ device with_parameter(const device& base, const std::string& param, double value
         if (bytes > double(hw.smem_per_sm_bytes)) set("hardware", "smem_per_sm_bytes", bytes);
     } else if (param == "p") {
         set("agpu", "p", value);
-        if (base.agpu.b > 0 && std::fmod(value, double(base.agpu.b)) == 0) set("hardware", "sm_count", value / base.agpu.b);
+        if (base.agpu.b > 0 && std::fmod(value, double(base.agpu.b)) == 0)
+            set("hardware", "sm_count", value / base.agpu.b);
     } else if (param == "clock") {
         set("hardware", "sm_clock_mhz", value);
     } else {
@@ -111,8 +113,8 @@ device with_parameter(const device& base, const std::string& param, double value
     for (auto& ch : lower) ch = char(std::tolower(static_cast<unsigned char>(ch)));
     std::string id = base.id + "-" + lower + number_text(value);
     for (auto& ch : id)  // "1e+06" and the like: keep the id to the characters ids allow
-        if (!(std::islower(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) || ch == '-' ||
-              ch == '_' || ch == '.'))
+        if (!(std::islower(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) ||
+              ch == '-' || ch == '_' || ch == '.'))
             ch = '_';
     j["id"] = id;
     j["kind"] = "hypothetical";

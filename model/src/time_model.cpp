@@ -69,11 +69,18 @@ double dram_sectors(const counts& c, const device& d, std::uint64_t footprint_by
 }
 
 const std::vector<counter>& time_model_inputs() {
-    static const std::vector<counter> c = {
-        counter::launches,         counter::thread_blocks,       counter::threads,
-        counter::time_steps,       counter::io_blocks,           counter::global_sectors,
-        counter::global_load_sectors, counter::global_load_blocks, counter::global_atomic_sectors,
-        counter::bank_conflicts,   counter::chain_waits, counter::chain_collectives};
+    static const std::vector<counter> c = {counter::launches,
+                                           counter::thread_blocks,
+                                           counter::threads,
+                                           counter::time_steps,
+                                           counter::io_blocks,
+                                           counter::global_sectors,
+                                           counter::global_load_sectors,
+                                           counter::global_load_blocks,
+                                           counter::global_atomic_sectors,
+                                           counter::bank_conflicts,
+                                           counter::chain_waits,
+                                           counter::chain_collectives};
     return c;
 }
 
@@ -145,7 +152,8 @@ time_term dominant_bound(const time_vector& features, const time_vector& constan
     for (const auto& t : time_term_table) {
         if (t.bound != g) continue;
         const std::size_t i = std::size_t(t.id);
-        if (!best || features[i] * constants[i] > features[std::size_t(*best)] * constants[std::size_t(*best)]) best = t.id;
+        if (!best || features[i] * constants[i] > features[std::size_t(*best)] * constants[std::size_t(*best)])
+            best = t.id;
     }
     return *best;
 }
@@ -167,7 +175,7 @@ json fit_to_json(const time_fit& f) {
         constants[std::string(t.name)] = f.constants[std::size_t(t.id)];
         terms.push_back({{"name", t.name}, {"constant", t.constant}, {"feature", t.feature}});
     }
-    json j = {{"schema", fit_schema}, {"device", f.device},     {"date", f.date},     {"commit", f.commit},
+    json j = {{"schema", fit_schema},   {"device", f.device},     {"date", f.date}, {"commit", f.commit},
               {"datasets", f.datasets}, {"constants", constants}, {"terms", terms}, {"quality", f.quality}};
     if (!f.check_datasets.empty()) j["check_datasets"] = f.check_datasets;
     return j;
@@ -204,14 +212,17 @@ time_fit fit_from_json(const json& j, const std::string& where) {
             version = 0;
         }
     }
-    if (version <= 0) throw input_error(where + ": field schema", "must be " + std::string(fit_schema) + ", got \"" + schema + "\"");
+    if (version <= 0)
+        throw input_error(where + ": field schema", "must be " + std::string(fit_schema) + ", got \"" + schema + "\"");
     if (version > fit_schema_version)
-        throw input_error(where + ": field schema", "\"" + schema + "\" is newer than this agpu reads (" +
-                                                       fit_schema + "); use a newer agpu or refit");
+        throw input_error(where + ": field schema", "\"" + schema + "\" is newer than this agpu reads (" + fit_schema +
+                                                        "); use a newer agpu or refit");
     if (version < fit_schema_version)
-        throw input_error(where + ": field schema", "\"" + schema + "\" is an older time model than this agpu's (" +
-                                                       fit_schema + ": a launch's chain of waits and of warp collectives, a cost per thread block, atomics at the L2's rate, the L2 priced by the blocks it serves, "
-                                                       "shared at the pipeline's rate); refit with agpu fit");
+        throw input_error(where + ": field schema",
+                          "\"" + schema + "\" is an older time model than this agpu's (" + fit_schema +
+                              ": a launch's chain of waits and of warp collectives, a cost per thread block, atomics "
+                              "at the L2's rate, the L2 priced by the blocks it serves, "
+                              "shared at the pipeline's rate); refit with agpu fit");
     time_fit f;
     f.source = where;
     f.device = text_field(j, "device", where);
@@ -236,7 +247,8 @@ time_fit fit_from_json(const json& j, const std::string& where) {
         if (!c.contains(t.name)) throw input_error(field, "is required");
         if (!c.at(t.name).is_number()) throw input_error(field, "must be a number");
         const double v = c.at(t.name).get<double>();
-        if (!std::isfinite(v) || v < 0) throw input_error(field, "must be finite and non-negative, got " + c.at(t.name).dump());
+        if (!std::isfinite(v) || v < 0)
+            throw input_error(field, "must be finite and non-negative, got " + c.at(t.name).dump());
         f.constants[std::size_t(t.id)] = v;
     }
     if (j.contains("quality")) f.quality = j.at("quality");
@@ -276,8 +288,8 @@ fit_errors errors_for(const time_fit& f, std::string_view algo) {
 }
 
 const time_fit& default_fit() {
-    static const time_fit f = fit_from_json(parse_json_text(detail::embedded_default_fit(), "model/fits/h100.json"),
-                                            "model/fits/h100.json");
+    static const time_fit f =
+        fit_from_json(parse_json_text(detail::embedded_default_fit(), "model/fits/h100.json"), "model/fits/h100.json");
     return f;
 }
 

@@ -57,8 +57,8 @@ TEST(DeviceFile, MissingField) {
 
 TEST(DeviceFile, WrongType) {
     expect_error(error_after([](json& j) { j["agpu"]["b"] = "32"; }), "agpu.b", "must be a number, got string");
-    expect_error(error_after([](json& j) { j["hardware"]["compute_capability"] = 9.0; }),
-                 "hardware.compute_capability", "must be a string");
+    expect_error(error_after([](json& j) { j["hardware"]["compute_capability"] = 9.0; }), "hardware.compute_capability",
+                 "must be a string");
     expect_error(error_after([](json& j) { j["agpu"] = json::array(); }), "agpu", "must be an object");
     expect_error(error_after([](json& j) { j["agpu"]["p"]["value"] = 4224.5; }), "agpu.p", "must be an integer");
 }
@@ -79,8 +79,8 @@ TEST(DeviceFile, MachineRules) {
 TEST(DeviceFile, NonPositiveClocksAndBandwidth) {
     expect_error(error_after([](json& j) { j["hardware"]["sm_clock_mhz"]["value"] = 0; }), "hardware.sm_clock_mhz",
                  "must be positive");
-    expect_error(error_after([](json& j) { j["hardware"]["mem_clock_mhz"]["value"] = -1; }),
-                 "hardware.mem_clock_mhz", "must be positive");
+    expect_error(error_after([](json& j) { j["hardware"]["mem_clock_mhz"]["value"] = -1; }), "hardware.mem_clock_mhz",
+                 "must be positive");
     expect_error(error_after([](json& j) { j["hardware"]["mem_bandwidth_gbs"]["value"] = -3352.3; }),
                  "hardware.mem_bandwidth_gbs", "must be positive");
     expect_error(error_after([](json& j) { j["hardware"]["launch_overhead_us"]["value"] = -1; }),

@@ -37,7 +37,7 @@ TEST(TimeModel, FeaturesUseTheDevicesFigures) {
     c[counter::shared_wavefronts] = 132 * 40;
     c[counter::bank_conflicts] = 132 * 10;  // the shared term prices the replays only, the steps the rest
     c[counter::thread_blocks] = 264;
-    c[counter::chain_waits] = 2 * 99;  // two launches whose heaviest blocks wait 99 times a warp
+    c[counter::chain_waits] = 2 * 99;        // two launches whose heaviest blocks wait 99 times a warp
     c[counter::chain_collectives] = 2 * 25;  // and shuffle 25 times
     const auto f = time_features(c, h100, 0);
     const double sm_clocks = sm_clocks_hz(h100);
@@ -46,7 +46,7 @@ TEST(TimeModel, FeaturesUseTheDevicesFigures) {
     EXPECT_EQ(f[std::size_t(time_term::l2)], 0);  // footprint unknown: streamed, every sector from DRAM
     EXPECT_DOUBLE_EQ(f[std::size_t(time_term::step)], (1980 - 10) / (h100.hw.sm_clock_mhz * 1e6));
     EXPECT_DOUBLE_EQ(f[std::size_t(time_term::shared)], 132 * 10 / sm_clocks);
-    EXPECT_DOUBLE_EQ(f[std::size_t(time_term::blocks)], 264 / sm_clocks);  // two blocks an SM
+    EXPECT_DOUBLE_EQ(f[std::size_t(time_term::blocks)], 264 / sm_clocks);                    // two blocks an SM
     EXPECT_DOUBLE_EQ(f[std::size_t(time_term::chain)], 198 / (h100.hw.sm_clock_mhz * 1e6));  // one SM's clock
     EXPECT_DOUBLE_EQ(f[std::size_t(time_term::collective)], 50 / (h100.hw.sm_clock_mhz * 1e6));
     EXPECT_EQ(f[std::size_t(time_term::latency)], 0);  // launches of a warp or more
@@ -129,7 +129,8 @@ TEST(TimeModel, StreamedLoadsMoveWholeDramAtoms) {
     const std::uint64_t streamed = 4 * h100.hw.l2_bytes;
     EXPECT_DOUBLE_EQ(dram_sectors(c, h100, streamed), 2.0 * (1 << 20) + (1 << 17));
     // The L2 serves 2^20 + 2^15 blocks; DRAM's atoms fill the bytes of 2^19 + 2^15.
-    EXPECT_DOUBLE_EQ(time_features(c, h100, streamed)[std::size_t(time_term::l2)], double(1 << 19) / sm_clocks_hz(h100));
+    EXPECT_DOUBLE_EQ(time_features(c, h100, streamed)[std::size_t(time_term::l2)],
+                     double(1 << 19) / sm_clocks_hz(h100));
     c[counter::global_load_blocks] = 1 << 18;  // four sectors to a 128-byte block
     EXPECT_DOUBLE_EQ(dram_sectors(c, h100, streamed), (1 << 20) + (1 << 17));
     c[counter::global_load_sectors] = 0;  // scattered stores: their sectors only
@@ -176,8 +177,8 @@ TEST(TimeModel, MoreBandwidthNeverSlower) {
     const auto& fit = default_fit();
     const auto& h100 = resolve_device("h100");
     const double t1 = predict_seconds(time_features(c, h100, 0), fit.constants);
-    const double t2 = predict_seconds(time_features(c, with_parameter(h100, "bandwidth", 2 * h100.hw.mem_bandwidth_gbs), 0),
-                                      fit.constants);
+    const double t2 = predict_seconds(
+        time_features(c, with_parameter(h100, "bandwidth", 2 * h100.hw.mem_bandwidth_gbs), 0), fit.constants);
     EXPECT_LT(t2, t1);
 }
 
@@ -261,14 +262,15 @@ TEST(TimeModel, OlderFitsAreRefused) {
     f.device = "h100";
     f.date = "2026";
     auto j = fit_to_json(f);
-    for (const char* old :
-         {"agpu.fit/2", "agpu.fit/3", "agpu.fit/4", "agpu.fit/5", "agpu.fit/6", "agpu.fit/7", "agpu.fit/8",
-          "agpu.fit/9"}) {
+    for (const char* old : {"agpu.fit/2", "agpu.fit/3", "agpu.fit/4", "agpu.fit/5", "agpu.fit/6", "agpu.fit/7",
+                            "agpu.fit/8", "agpu.fit/9"}) {
         j["schema"] = old;
         EXPECT_EQ(error_of([&] { fit_from_json(j, "f.json"); }),
                   std::string("f.json: field schema: \"") + old +
-                      "\" is an older time model than this agpu's (agpu.fit/10: a launch's chain of waits and of warp collectives, a cost per thread block, "
-                      "atomics at the L2's rate, the L2 priced by the blocks it serves, shared at the pipeline's rate); refit with agpu fit");
+                      "\" is an older time model than this agpu's (agpu.fit/10: a launch's chain of waits and of warp "
+                      "collectives, a cost per thread block, "
+                      "atomics at the L2's rate, the L2 priced by the blocks it serves, shared at the pipeline's "
+                      "rate); refit with agpu fit");
     }
 }
 
@@ -307,17 +309,22 @@ TEST(TimeModel, FitFileErrorsNameFieldAndRule) {
         change(j);
         return error_of([&] { fit_from_json(j, "f.json"); });
     };
-    EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/11"; }),
-              "f.json: field schema: \"agpu.fit/11\" is newer than this agpu reads (agpu.fit/10); use a newer agpu or refit");
+    EXPECT_EQ(
+        with([](auto& j) { j["schema"] = "agpu.fit/11"; }),
+        "f.json: field schema: \"agpu.fit/11\" is newer than this agpu reads (agpu.fit/10); use a newer agpu or refit");
     EXPECT_EQ(with([](auto& j) { j["schema"] = "agpu.fit/1"; }),
-              "f.json: field schema: \"agpu.fit/1\" is an older time model than this agpu's (agpu.fit/10: a launch's chain of waits and of warp "
-              "collectives, a cost per thread block, atomics at the L2's rate, the L2 priced by the blocks it serves, shared at the pipeline's rate); refit with agpu fit");
-    EXPECT_EQ(with([](auto& j) { j["schema"] = "other/1"; }), "f.json: field schema: must be agpu.fit/10, got \"other/1\"");
+              "f.json: field schema: \"agpu.fit/1\" is an older time model than this agpu's (agpu.fit/10: a launch's "
+              "chain of waits and of warp "
+              "collectives, a cost per thread block, atomics at the L2's rate, the L2 priced by the blocks it serves, "
+              "shared at the pipeline's rate); refit with agpu fit");
+    EXPECT_EQ(with([](auto& j) { j["schema"] = "other/1"; }),
+              "f.json: field schema: must be agpu.fit/10, got \"other/1\"");
     EXPECT_EQ(with([](auto& j) { j.erase("schema"); }), "f.json: field schema: is required");
     EXPECT_EQ(with([](auto& j) { j["constants"]["dram"] = -1; }),
               "f.json: field constants.dram: must be finite and non-negative, got -1");
     EXPECT_EQ(with([](auto& j) { j["constants"].erase("step"); }), "f.json: field constants.step: is required");
-    EXPECT_EQ(with([](auto& j) { j["constants"]["cache"] = 1; }).rfind("f.json: field constants.cache: unknown term", 0), 0u);
+    EXPECT_EQ(
+        with([](auto& j) { j["constants"]["cache"] = 1; }).rfind("f.json: field constants.cache: unknown term", 0), 0u);
     EXPECT_EQ(error_of([] { load_fit_file("/nonexistent/fit.json"); }), "/nonexistent/fit.json: cannot open fit file");
 }
 
@@ -382,10 +389,13 @@ TEST(Sweep, BadValuesNameTheOptionOrField) {
     EXPECT_EQ(error_of([] { parse_sweep("freq=1,2"); }),
               "option --sweep freq: unknown parameter (known: b, M, p, clock, bandwidth)");
     EXPECT_EQ(error_of([] { parse_sweep("b=32,x"); }), "option --sweep b: values must be positive integers, got 'x'");
-    EXPECT_EQ(error_of([] { parse_sweep("b=16.5"); }), "option --sweep b: values must be positive integers, got '16.5'");
-    EXPECT_EQ(error_of([] { parse_sweep("clock=-5"); }), "option --sweep clock: values must be positive numbers, got '-5'");
+    EXPECT_EQ(error_of([] { parse_sweep("b=16.5"); }),
+              "option --sweep b: values must be positive integers, got '16.5'");
+    EXPECT_EQ(error_of([] { parse_sweep("clock=-5"); }),
+              "option --sweep clock: values must be positive numbers, got '-5'");
     EXPECT_EQ(error_of([] { parse_sweep("clock"); }).rfind("option --sweep clock: must be PARAM=v1,v2,...", 0), 0u);
-    EXPECT_NE(error_of([&] { with_parameter(h, "p", 100); }).find("field agpu.p: must be a multiple of b"), std::string::npos);
+    EXPECT_NE(error_of([&] { with_parameter(h, "p", 100); }).find("field agpu.p: must be a multiple of b"),
+              std::string::npos);
     EXPECT_EQ(parse_sweep("clock=1000,1500.5").values, (std::vector<double>{1000, 1500.5}));
 }
 

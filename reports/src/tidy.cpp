@@ -23,8 +23,8 @@ void write_counts_csv(std::ostream& os, const counts_row_context& ctx, const std
                                std::to_string(ctx.n) + "," + csv_field(ctx.params) + ",";
     for (const auto& l : launches)
         for (const auto& info : model::counter_table)
-            os << prefix << csv_field(l.launch) << ',' << csv_field(l.kernel) << ',' << info.name << ','
-               << l.c[info.id] << ',' << info.unit << '\n';
+            os << prefix << csv_field(l.launch) << ',' << csv_field(l.kernel) << ',' << info.name << ',' << l.c[info.id]
+               << ',' << info.unit << '\n';
 }
 
 }  // namespace agpu::reports

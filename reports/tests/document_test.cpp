@@ -61,9 +61,10 @@ TEST(Document, ScriptThatWouldEndItsElementIsRefused) {
 TEST(Document, ChartCsvIsTidyWithSchema) {
     const auto d = small_document();
     const auto& c = std::get<chart>(d.sections[0].blocks[2]);
-    EXPECT_EQ(chart_csv(c), "schema,chart,label,x,y,z\n"
-                            "agpu.report-data/1,c1,</script>,1,2.5,\n"
-                            "agpu.report-data/1,c1,,2,,\"q\"\"uote\"\n");
+    EXPECT_EQ(chart_csv(c),
+              "schema,chart,label,x,y,z\n"
+              "agpu.report-data/1,c1,</script>,1,2.5,\n"
+              "agpu.report-data/1,c1,,2,,\"q\"\"uote\"\n");
     const auto j = chart_json(c);
     EXPECT_EQ(j["schema"], report_data_schema);
     EXPECT_EQ(j["rows"].size(), 2u);

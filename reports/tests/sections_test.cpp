@@ -37,13 +37,8 @@ TEST(Sections, DevicesTableHasEveryPreset) {
     EXPECT_EQ(s.charts().at(0)->rows.size(), model::presets().size());
     // H100: 3352 GB/s over 132 SMs x 128 cores x 1980 MHz.
     const auto h100 = model::resolve_device("h100");
-    EXPECT_NEAR(bytes_per_op(h100), h100.hw.mem_bandwidth_gbs * 1e9 / (132.0 * 128 * h100.hw.sm_clock_mhz * 1e6), 1e-12);
-}
-
-TEST(Sections, FloydWarshallBytesPerOperation) {
-    // N_b / N_c tends to 2d/t for large n.
-    EXPECT_NEAR(fw_bytes_per_op(1 << 20, 32, 4), 8.0 / 32, 1e-5);
-    EXPECT_DOUBLE_EQ(fw_bytes_per_op(64, 16, 4), 4 * (4.0 * 64 * 64 * 64 / 16 - 2.0 * 64 * 64) / (2.0 * 64 * (64 * 64 - 32 + 1)));
+    EXPECT_NEAR(bytes_per_op(h100), h100.hw.mem_bandwidth_gbs * 1e9 / (132.0 * 128 * h100.hw.sm_clock_mhz * 1e6),
+                1e-12);
 }
 
 model::device fake_device(const std::string& id, double bandwidth_gbs, std::uint64_t smem_per_block) {
@@ -59,8 +54,8 @@ model::device fake_device(const std::string& id, double bandwidth_gbs, std::uint
 
 TEST(Sections, TileQuestionPicksTheSmallestComputeBoundTile) {
     // 0.3 bytes per op: 8/t < 0.3 from t = 32 (0.25); 0.1: from t = 128 (0.0625), which needs 192 KiB.
-    const auto s = tile_question({fake_device("fast-mem", 30, 48 * 1024), fake_device("slow-mem", 10, 48 * 1024)},
-                                 8192, {16, 32, 64, 128}, 4);
+    const auto s = tile_question({fake_device("fast-mem", 30, 48 * 1024), fake_device("slow-mem", 10, 48 * 1024)}, 8192,
+                                 {16, 32, 64, 128}, 4);
     const auto& t = only_table(s);
     ASSERT_EQ(t.rows.size(), 2u);
     EXPECT_EQ(t.rows[0][t.columns.size() - 2], "32");
@@ -70,16 +65,16 @@ TEST(Sections, TileQuestionPicksTheSmallestComputeBoundTile) {
     EXPECT_EQ(s.charts().at(0)->rows.size(), 4u + 2u);
 }
 
-TEST(Sections, SortLowerBound) {
-    // n/b = 2^20 blocks, M/b = 2^10: log_{M/b}(n/b) = 2.
-    EXPECT_DOUBLE_EQ(sort_io_lower_bound(double(1 << 25), 32, 32 * 1024), double(1 << 20) * 2);
-    EXPECT_DOUBLE_EQ(sort_io_lower_bound(16, 32, 1024), 0.5);  // less than a block
-    const auto s = sort_question(model::resolve_device("h100"), {{1024, 100, 100, 200, 200, 50}, {4096, 500, 600, 1500, 1800, 250}});
+TEST(Sections, SortQuestion) {
+    // The bound itself: model/tests/costing_test.cpp.
+    const auto s = sort_question(model::resolve_device("h100"),
+                                 {{1024, 100, 100, 200, 200, 50}, {4096, 500, 600, 1500, 1800, 250}});
     EXPECT_EQ(only_table(s).rows.size(), 2u);
     EXPECT_EQ(only_table(s).rows[0][1], "100");
     EXPECT_EQ(only_table(s).rows[1][1], "500 to 600");
     EXPECT_EQ(s.charts().at(0)->rows.size(), 10u);
-    EXPECT_NE(all_text(s).find("moves 500 to 600 blocks, 2 to 2.4 times the bound; the pairwise sort moves 1500 to 1800, 2.5 to 3.6 times"),
+    EXPECT_NE(all_text(s).find("moves 500 to 600 blocks, 2 to 2.4 times the bound; the pairwise sort moves 1500 to "
+                               "1800, 2.5 to 3.6 times"),
               std::string::npos)
         << all_text(s);
 }
@@ -91,7 +86,8 @@ TEST(Sections, FamilySectionTablesAndCharts) {
     r.scaling = {{"stats/fused", "h100", "closed form", 1024, "io_blocks", 32},
                  {"stats/fused", "h100", "simulator", 1024, "io_blocks", 32},
                  {"stats/fused", "h100", "closed form", 1024, "time_steps", 0}};  // 0: not on a log axis
-    r.seconds = {{"stats/fused", "h100", "run a", 1024, 1e-5, 1.1e-5}, {"stats/fused", "h100", "run b", 4096, 2e-5, 1.8e-5}};
+    r.seconds = {{"stats/fused", "h100", "run a", 1024, 1e-5, 1.1e-5},
+                 {"stats/fused", "h100", "run b", 4096, 2e-5, 1.8e-5}};
     r.counters = {{"stats/fused", "run a", "global_load_sectors", 1024, 128, 128},
                   {"stats/fused", "run b", "global_load_sectors", 4096, 512, 520}};
     r.notes = {"Counters of x not compared: too long."};
@@ -120,7 +116,8 @@ TEST(Sections, FitSectionShowsUsedAndRefittedConstants) {
         s.device_id = "h100";
         s.size_range = i / 6;
         // A residue modulo 13 (more than the terms): no two terms' columns alike.
-        for (std::size_t t = 0; t < model::time_term_count; ++t) s.features[t] = 1e-6 * double(1 + (std::size_t(i) * 7 + t * 3) % 13);
+        for (std::size_t t = 0; t < model::time_term_count; ++t)
+            s.features[t] = 1e-6 * double(1 + (std::size_t(i) * 7 + t * 3) % 13);
         s.measured_s = model::predict_seconds(s.features, truth);
         refit.data.samples.push_back(s);
     }
@@ -137,8 +134,9 @@ TEST(Sections, FitSectionShowsUsedAndRefittedConstants) {
 }
 
 TEST(Sections, CrossDeviceErrors) {
-    const auto s = cross_device_section("h100", {{"stats/fused", "h100", "a", 10, 1, 1}, {"scan/x", "h100", "b", 10, 1, 1}},
-                                        {{"stats/fused", "h200", "c", 10, 1, 1.5}, {"stats/fused", "h200", "d", 20, 2, 1}});
+    const auto s =
+        cross_device_section("h100", {{"stats/fused", "h100", "a", 10, 1, 1}, {"scan/x", "h100", "b", 10, 1, 1}},
+                             {{"stats/fused", "h200", "c", 10, 1, 1.5}, {"stats/fused", "h200", "d", 20, 2, 1}});
     const auto& t = only_table(s);
     ASSERT_EQ(t.rows.size(), 2u);
     EXPECT_EQ(t.rows[0][3], "50%");
@@ -160,7 +158,8 @@ TEST(Sections, SweepsAndPresets) {
 }
 
 TEST(Sections, PairwiseQuestionHasTheNumbers) {
-    std::vector<pairwise_row> rows = {{1024, 20, 200, 32, 1e-4, 1.1e-4, 5e-6}, {1 << 20, 40, 131072, 32768, 1e-2, std::nullopt, std::nullopt}};
+    std::vector<pairwise_row> rows = {{1024, 20, 200, 32, 1e-4, 1.1e-4, 5e-6},
+                                      {1 << 20, 40, 131072, 32768, 1e-2, std::nullopt, std::nullopt}};
     const auto s = pairwise_question("h100", rows);
     EXPECT_NE(all_text(s).find("log2 N grows 2x, but the predicted time grows 100x"), std::string::npos) << all_text(s);
     EXPECT_NE(all_text(s).find("4 times the array, in 40 launches"), std::string::npos) << all_text(s);

@@ -18,8 +18,10 @@ TEST(TidyCsv, OneRowPerCounterWithProvenance) {
     for (char ch : out) lines += ch == '\n';
     EXPECT_EQ(lines, 1 + agpu::model::counter_count);
     EXPECT_NE(out.find("agpu.counts-csv/1,"), std::string::npos);
-    EXPECT_NE(out.find(",simulator,h100,micro/global-stride,1000,op=load;stride=2,0,global_stride_load,io_blocks,42,blocks\n"),
-              std::string::npos)
+    EXPECT_NE(
+        out.find(
+            ",simulator,h100,micro/global-stride,1000,op=load;stride=2,0,global_stride_load,io_blocks,42,blocks\n"),
+        std::string::npos)
         << out;
 }
 

@@ -46,7 +46,8 @@ void bm_stream(benchmark::State& state) {
     const unsigned grid = GridStride ? 132 * 4 : static_cast<unsigned>((n + block - 1) / block);
     for (auto _ : state) {
         ex.clear_record();
-        if (GridStride) ex.launch("copy_grid_stride", copy_grid_stride, {grid}, {block}, 0, kl::gspan<const float>(in), out);
+        if (GridStride)
+            ex.launch("copy_grid_stride", copy_grid_stride, {grid}, {block}, 0, kl::gspan<const float>(in), out);
         else ex.launch("copy_one", copy_one, {grid}, {block}, 0, kl::gspan<const float>(in), out);
     }
     const auto lane_accesses = ex.record().totals()[agpu::model::counter::lane_accesses];
@@ -59,11 +60,17 @@ void bm_stream(benchmark::State& state) {
 BENCHMARK(bm_stream<false>)
     ->Name("stream/one_element_per_thread")
     ->ArgNames({"n", "threads", "mode"})
-    ->Args({1 << 22, 1, 0})->Args({1 << 22, 2, 0})->Args({1 << 22, 1, 1})->Args({1 << 22, 1, 2})
+    ->Args({1 << 22, 1, 0})
+    ->Args({1 << 22, 2, 0})
+    ->Args({1 << 22, 1, 1})
+    ->Args({1 << 22, 1, 2})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_stream<true>)
     ->Name("stream/grid_stride")
     ->ArgNames({"n", "threads", "mode"})
-    ->Args({1 << 22, 1, 0})->Args({1 << 22, 2, 0})->Args({1 << 22, 1, 1})->Args({1 << 22, 1, 2})
+    ->Args({1 << 22, 1, 0})
+    ->Args({1 << 22, 2, 0})
+    ->Args({1 << 22, 1, 1})
+    ->Args({1 << 22, 1, 2})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

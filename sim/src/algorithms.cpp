@@ -1,3 +1,4 @@
+// The registry of runnable algorithms, simulate() and its versioned JSON.
 #include "agpu/sim/algorithms.hpp"
 
 #include <cmath>
@@ -31,7 +32,8 @@ simulation simulate(const algorithm& algo, const model::device& dev, std::uint64
     if (algo.device_bytes) {
         const std::uint64_t need = algo.device_bytes(n, params), limit = device_memory_limit(opt);
         if (need > limit)
-            throw host_memory_error("host memory", algo.spec.key + " n=" + std::to_string(n) + " needs about " + gib(need) +
+            throw host_memory_error("host memory", algo.spec.key + " n=" + std::to_string(n) + " needs about " +
+                                                       gib(need) +
                                                        " of simulated device memory, and the simulator about twice "
                                                        "that on the host (the inputs and CPU reference beside it), " +
                                                        gib(2 * need) + ": more than this host's " + gib(2 * limit) +

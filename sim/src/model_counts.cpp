@@ -1,3 +1,4 @@
+// A run's counts for prediction and fitting: closed form or simulator.
 #include "agpu/sim/model_counts.hpp"
 
 #include <chrono>
@@ -13,9 +14,10 @@ using model::counter;
 std::string to_string(count_source s) { return s == count_source::closed_form ? "closed form" : "simulator"; }
 
 const std::vector<counter>& time_model_counters() {
-    static const std::vector<counter> c = {counter::launches,       counter::threads,        counter::thread_blocks,
-                                           counter::time_steps,     counter::global_sectors, counter::global_atomic_sectors,
-                                           counter::chain_waits, counter::chain_collectives};
+    static const std::vector<counter> c = {counter::launches,       counter::threads,
+                                           counter::thread_blocks,  counter::time_steps,
+                                           counter::global_sectors, counter::global_atomic_sectors,
+                                           counter::chain_waits,    counter::chain_collectives};
     return c;
 }
 
@@ -29,7 +31,6 @@ bool serves_time_model(const model::partial_counts& p) {
     return true;
 }
 
-
 // A sampled run's share of the exact run's time: blocks that run unrecorded
 // still start their threads, switch at every barrier and check their accesses
 // (measured, sim/README.md: 0.35 on sort/pairwise to 0.85 on
@@ -39,8 +40,8 @@ constexpr double sampled_fraction = 0.7;
 
 double simulation_seconds_estimate(const model::counts& c, std::uint64_t n) {
     // A closed form that leaves lane accesses out: every warp-instruction's lanes, at most 32 (b on these machines).
-    const double lanes = c[counter::lane_accesses] ? double(c[counter::lane_accesses])
-                                                    : 32.0 * double(c[counter::warp_instructions]);
+    const double lanes =
+        c[counter::lane_accesses] ? double(c[counter::lane_accesses]) : 32.0 * double(c[counter::warp_instructions]);
     return 3e-8 * (lanes + double(c[counter::threads])) + 2e-8 * double(n);
 }
 

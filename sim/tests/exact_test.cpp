@@ -26,27 +26,43 @@ struct cfg {
 };
 
 const std::vector<cfg> configs = {
-    {"micro/global-stride", {"stride=1"}},  {"micro/global-stride", {"stride=3"}},
-    {"micro/global-stride", {"stride=8"}},  {"micro/global-stride", {"stride=33"}},
-    {"micro/global-stride", {"stride=2", "op=store"}}, {"micro/global-stride", {"stride=40", "op=store"}},
-    {"micro/shared-stride", {"stride=1"}},  {"micro/shared-stride", {"stride=2"}},
-    {"micro/shared-stride", {"stride=6"}},  {"micro/shared-stride", {"stride=17"}},
-    {"micro/shared-stride", {"stride=64"}}, {"micro/shared-stride", {"stride=6", "repeat=5"}},
+    {"micro/global-stride", {"stride=1"}},
+    {"micro/global-stride", {"stride=3"}},
+    {"micro/global-stride", {"stride=8"}},
+    {"micro/global-stride", {"stride=33"}},
+    {"micro/global-stride", {"stride=2", "op=store"}},
+    {"micro/global-stride", {"stride=40", "op=store"}},
+    {"micro/shared-stride", {"stride=1"}},
+    {"micro/shared-stride", {"stride=2"}},
+    {"micro/shared-stride", {"stride=6"}},
+    {"micro/shared-stride", {"stride=17"}},
+    {"micro/shared-stride", {"stride=64"}},
+    {"micro/shared-stride", {"stride=6", "repeat=5"}},
     {"micro/broadcast", {}},
-    {"micro/barriers", {"count=3"}},        {"micro/barriers", {"count=0"}},
-    {"micro/barriers", {"count=2", "threads=96"}}, {"micro/barriers", {"count=1", "threads=480"}},
+    {"micro/barriers", {"count=3"}},
+    {"micro/barriers", {"count=0"}},
+    {"micro/barriers", {"count=2", "threads=96"}},
+    {"micro/barriers", {"count=1", "threads=480"}},
     {"micro/barriers", {"count=0", "threads=32"}},
-    {"micro/divergent", {"ways=1"}},        {"micro/divergent", {"ways=3"}},
-    {"micro/divergent", {"ways=32"}},       {"micro/atomics", {"distinct=1"}},
-    {"micro/atomics", {"distinct=5"}},      {"micro/atomics", {"space=shared", "distinct=1"}},
+    {"micro/divergent", {"ways=1"}},
+    {"micro/divergent", {"ways=3"}},
+    {"micro/divergent", {"ways=32"}},
+    {"micro/atomics", {"distinct=1"}},
+    {"micro/atomics", {"distinct=5"}},
+    {"micro/atomics", {"space=shared", "distinct=1"}},
     {"micro/atomics", {"space=shared", "distinct=40"}},
-    {"micro/chase", {"stride=1"}},          {"micro/chase", {"stride=8"}},
-    {"micro/chase", {"stride=33"}},         {"micro/divergent", {"ways=40"}},
-    {"micro/atomics", {"distinct=256"}},    {"micro/atomics", {"space=shared", "distinct=256"}},
-    {"micro/global-stride", {"stride=1", "op=store"}}, {"micro/shared-stride", {"stride=64", "repeat=3"}},
+    {"micro/chase", {"stride=1"}},
+    {"micro/chase", {"stride=8"}},
+    {"micro/chase", {"stride=33"}},
+    {"micro/divergent", {"ways=40"}},
+    {"micro/atomics", {"distinct=256"}},
+    {"micro/atomics", {"space=shared", "distinct=256"}},
+    {"micro/global-stride", {"stride=1", "op=store"}},
+    {"micro/shared-stride", {"stride=64", "repeat=3"}},
 };
 
-model::counts run(const std::string& dev, const std::string& algo, std::uint64_t n, const std::vector<std::string>& sets) {
+model::counts run(const std::string& dev, const std::string& algo, std::uint64_t n,
+                  const std::vector<std::string>& sets) {
     const auto& a = sim::find_algorithm(algo);
     const auto s = sim::simulate(a, model::resolve_device(dev), n, model::parse_params(a.spec, sets), 7);
     EXPECT_TRUE(s.check.passed) << algo << " on " << dev << " n=" << n << ": " << s.check.detail;
@@ -130,7 +146,8 @@ TEST(Exact, TheChainIsTheHeaviestBlocksWaitsPerWarp) {
 
 TEST(Exact, EverySimulatedAlgorithmHasAClosedForm) {
     for (const auto* a : sim::algorithms())
-        EXPECT_NE(model::find_closed_form(a->spec.key), nullptr) << a->spec.key << " has no closed form in model/costs/";
+        EXPECT_NE(model::find_closed_form(a->spec.key), nullptr)
+            << a->spec.key << " has no closed form in model/costs/";
 }
 
 TEST(Exact, TimeIsTheBusiestMp) {

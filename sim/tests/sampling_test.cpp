@@ -69,8 +69,8 @@ TEST(Sampled, UnevenBlocksWithinTheReportedError) {
             EXPECT_EQ(ex.record().launches[0].blocks_recorded, 50u);
         }
     }
-    for (auto c : {counter::global_load_requests, counter::global_sectors, counter::warp_instructions,
-                   counter::time_steps}) {
+    for (auto c :
+         {counter::global_load_requests, counter::global_sectors, counter::warp_instructions, counter::time_steps}) {
         const double x = double(exact[c]), y = double(sampled[c]), e = err[std::size_t(c)];
         EXPECT_GT(e, 0.0) << model::info(c).name;
         EXPECT_LT(e, 0.25) << model::info(c).name;  // 48 samples of work varying 1..11: about ±15%
@@ -174,7 +174,8 @@ TEST(Sampled, ModeParsing) {
     const auto dev = model::resolve_device("h100");
     const auto p = model::parse_params(a.spec, {});
     EXPECT_EQ(sim::resolve_mode(sim::mode_request::automatic, a, dev, 1000, p), sim::sim_mode::exact);
-    EXPECT_EQ(sim::resolve_mode(sim::mode_request::automatic, a, dev, std::uint64_t(1) << 28, p), sim::sim_mode::sampled);
+    EXPECT_EQ(sim::resolve_mode(sim::mode_request::automatic, a, dev, std::uint64_t(1) << 28, p),
+              sim::sim_mode::sampled);
 }
 
 TEST(HostMemory, ClearErrorBeforeAnythingRuns) {

@@ -39,7 +39,8 @@ AGPU_KERNEL void uneven_rounds(kl::gspan<const int> in, kl::gspan<int> out, unsi
 AGPU_KERNEL void copy_work(kl::gspan<const float> in, kl::gspan<float> out, kl::gspan<const std::uint32_t> work) {
     const std::uint32_t w = work.load(kl::block_idx().x);
     const std::uint64_t base = std::uint64_t(kl::block_idx().x) * 65536;
-    for (std::uint32_t i = kl::thread_idx().x; i < w; i += kl::block_dim().x) out.store(base + i, 2 * in.load(base + i));
+    for (std::uint32_t i = kl::thread_idx().x; i < w; i += kl::block_dim().x)
+        out.store(base + i, 2 * in.load(base + i));
 }
 
 // copy_work's launch: the executor, its spans, and the counters of the launch (every block recorded).
@@ -89,10 +90,11 @@ TEST(Occurrences, CountAfreshAfterEveryBarrier) {
 TEST(Synthesized, MemoryFillsWhatKernelsTouchOnly) {
     auto ex = make();
     std::atomic<std::uint64_t> filled{0};
-    auto in = ex.alloc_synthesized<std::uint32_t>(1 << 20, [&](std::uint64_t first, std::uint64_t count, std::uint32_t* d) {
-        filled += count;
-        for (std::uint64_t i = 0; i < count; ++i) d[i] = std::uint32_t(first + i) * 3;
-    });
+    auto in =
+        ex.alloc_synthesized<std::uint32_t>(1 << 20, [&](std::uint64_t first, std::uint64_t count, std::uint32_t* d) {
+            filled += count;
+            for (std::uint64_t i = 0; i < count; ++i) d[i] = std::uint32_t(first + i) * 3;
+        });
     auto out = ex.alloc<std::uint32_t>(256);
     ex.launch("read_some", read_some, {1}, {256}, 0, kl::gspan<const std::uint32_t>(in), out);
     std::vector<std::uint32_t> got(256);
@@ -109,9 +111,10 @@ TEST(Synthesized, MemoryFillsWhatKernelsTouchOnly) {
 
 TEST(Synthesized, RefilledMemoryFillsAfreshAndReleasedMemoryGoes) {
     auto ex = make();
-    auto in = ex.alloc_synthesized<std::uint32_t>(1 << 18, [](std::uint64_t first, std::uint64_t count, std::uint32_t* d) {
-        for (std::uint64_t i = 0; i < count; ++i) d[i] = std::uint32_t(first + i);
-    });
+    auto in =
+        ex.alloc_synthesized<std::uint32_t>(1 << 18, [](std::uint64_t first, std::uint64_t count, std::uint32_t* d) {
+            for (std::uint64_t i = 0; i < count; ++i) d[i] = std::uint32_t(first + i);
+        });
     ex.materialize(in.subspan(100, 1));
     EXPECT_EQ(in.data()[100], 100u);
     ex.refill_synthesized(in, [](std::uint64_t first, std::uint64_t count, std::uint32_t* d) {
@@ -153,8 +156,13 @@ TEST(Synthesized, WorkLaunchAddsTheKnownPartsGiven) {
     const std::vector<sim::block_sample> known(blocks, given);
     std::vector<double> known_variance(agpu::model::counter_count, 0.0);
     known_variance[std::size_t(counter::global_load_sectors)] = 49;
-    ex.record_work_launch("copy_work", {blocks}, {threads}, 0, work64, {}, {}, known, samples, themselves,
-                          known_variance);
+    sim::work_launch launch{"copy_work", {blocks}, {threads}};
+    launch.work = work64;
+    launch.known = known;
+    launch.samples = samples;
+    launch.themselves = themselves;
+    launch.known_variance = known_variance;
+    ex.record_work_launch(launch);
     const auto& est = ex.record().launches.back();
     EXPECT_EQ(est.c[counter::global_load_sectors], l.whole[counter::global_load_sectors] + 5 * blocks);
     EXPECT_NEAR(est.variance[std::size_t(counter::global_load_sectors)], 49.0, 1e-6);
@@ -183,10 +191,10 @@ TEST(Synthesized, RunBlocksGivesEachBlocksCountsAsTheLaunch) {
     for (auto c : {counter::global_load_sectors, counter::global_store_instructions, counter::lane_accesses,
                    counter::warp_instructions})
         EXPECT_EQ(sum[c], whole[c]) << agpu::model::info(c).name;
-    EXPECT_THROW((void)ex.run_blocks(std::span<const std::uint64_t>(std::vector<std::uint64_t>{1, 1}), "copy_work",
-                                     copy_work, {blocks}, {threads}, 0, kl::gspan<const float>(in), out,
-                                     kl::gspan<const std::uint32_t>(w)),
-                 agpu::internal_error);
+    EXPECT_THROW(
+        (void)ex.run_blocks(std::span<const std::uint64_t>(std::vector<std::uint64_t>{1, 1}), "copy_work", copy_work,
+                            {blocks}, {threads}, 0, kl::gspan<const float>(in), out, kl::gspan<const std::uint32_t>(w)),
+        agpu::internal_error);
 }
 
 // A kernel whose counters are exactly linear in each block's work: the
@@ -210,12 +218,16 @@ TEST(Synthesized, WorkLaunchIsExactWhereCostsAreLinear) {
         for (auto b : chosen) shortened[b] = x;
         auto sw = ex.alloc<std::uint32_t>(blocks);
         ex.upload(sw, std::span<const std::uint32_t>(shortened));
-        const auto got = ex.run_blocks(std::span<const std::uint64_t>(chosen), "copy_work", copy_work, {blocks},
-                                       {threads}, 0, kl::gspan<const float>(in), out, kl::gspan<const std::uint32_t>(sw));
+        const auto got =
+            ex.run_blocks(std::span<const std::uint64_t>(chosen), "copy_work", copy_work, {blocks}, {threads}, 0,
+                          kl::gspan<const float>(in), out, kl::gspan<const std::uint32_t>(sw));
         for (std::size_t i = 0; i < chosen.size(); ++i) samples.push_back({chosen[i], x, got[i]});
     }
     const std::vector<std::uint64_t> work64(work.begin(), work.end());
-    ex.record_work_launch("copy_work", {blocks}, {threads}, 0, work64, {}, {}, {}, samples, {});
+    sim::work_launch launch{"copy_work", {blocks}, {threads}};
+    launch.work = work64;
+    launch.samples = samples;
+    ex.record_work_launch(launch);
     const auto& est = ex.record().launches.back();
     EXPECT_EQ(est.estimate, sim::launch_estimate::linear);
     EXPECT_EQ(est.blocks_recorded, 3u);

@@ -19,8 +19,7 @@ template <class F>
 void accepting_rejection(F&& f) {
     try {
         f();
-    } catch (const input_error&) {
-    }
+    } catch (const input_error&) {}
 }
 
 // Device file: parsed and validated as `agpu devices show FILE` does ("base"
@@ -82,10 +81,19 @@ void options(std::string_view in) {
         static const model::device h100 = model::resolve_device("h100");
         for (double v : s.values) accepting_rejection([&] { model::with_parameter(h100, s.param, v); });
     });
-    static const model::algo_spec spec{"fuzz/spec", "a spec for the option fuzzer", "elements", 1, 1, 1,
+    static const model::algo_spec spec{"fuzz/spec",
+                                       "a spec for the option fuzzer",
+                                       "elements",
+                                       1,
+                                       1,
+                                       1,
                                        {{"t", "tile", "32", {}, 1, 1024},
-                                        {"big", "a wide range", "0", {}, std::numeric_limits<std::int64_t>::min(),
-                                        std::numeric_limits<std::int64_t>::max()},
+                                        {"big",
+                                         "a wide range",
+                                         "0",
+                                         {},
+                                         std::numeric_limits<std::int64_t>::min(),
+                                         std::numeric_limits<std::int64_t>::max()},
                                         {"type", "element type", "u32", {"u32", "float", "double"}, 0, 0}}};
     accepting_rejection([&] {
         std::vector<std::string> settings;

@@ -14,8 +14,8 @@
 namespace agpu::fuzz {
 
 struct target {
-    const char* name;                  // also the corpus folder: validate/fuzz/corpus/<name>/
-    void (*entry)(std::string_view);   // throws anything but input_error on a bug
+    const char* name;                 // also the corpus folder: validate/fuzz/corpus/<name>/
+    void (*entry)(std::string_view);  // throws anything but input_error on a bug
     const char* what;
 };
 

@@ -1,8 +1,8 @@
 // validate/scripts/gpu-faults.sh: holds all but HEADROOM_MB (argument, default 256) of the GPU's free memory until killed (fault test).
+#include <cuda_runtime.h>
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
-#include <unistd.h>
-#include <cuda_runtime.h>
 int main(int argc, char** argv) {
     size_t headroom = (argc > 1 ? atol(argv[1]) : 256) << 20, free_b, total;
     cudaMemGetInfo(&free_b, &total);

@@ -94,7 +94,8 @@ bench_report bench_dataset(const std::filesystem::path& dir) {
                     if (b.label == t.baseline && b.n == r.n) {
                         baseline_measured = true;
                         if (time && b.ms && r.ms) g.value = *b.ms / *r.ms;
-                        if (!time && b.passed && r.passed && b.global_sectors && r.global_sectors && *r.global_sectors > 0)
+                        if (!time && b.passed && r.passed && b.global_sectors && r.global_sectors &&
+                            *r.global_sectors > 0)
                             g.value = *b.global_sectors / *r.global_sectors;
                     }
                 if (!baseline_measured) continue;  // not a failure: this dataset did not time the baseline here
@@ -114,18 +115,36 @@ nlohmann::json to_json(const bench_report& r) {
     auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
     nlohmann::json rows = nlohmann::json::array(), goals = nlohmann::json::array();
     for (const auto& b : r.rows)
-        rows.push_back({{"label", b.label}, {"algo", b.algo}, {"params", b.params}, {"n", b.n}, {"passed", b.passed},
-                        {"ms", opt(b.ms)}, {"ms_min", opt(b.ms_min)}, {"ms_max", opt(b.ms_max)},
-                        {"bytes_per_s", opt(b.bytes_per_s)}, {"items_per_s", opt(b.items_per_s)},
+        rows.push_back({{"label", b.label},
+                        {"algo", b.algo},
+                        {"params", b.params},
+                        {"n", b.n},
+                        {"passed", b.passed},
+                        {"ms", opt(b.ms)},
+                        {"ms_min", opt(b.ms_min)},
+                        {"ms_max", opt(b.ms_max)},
+                        {"bytes_per_s", opt(b.bytes_per_s)},
+                        {"items_per_s", opt(b.items_per_s)},
                         {"global_sectors", opt(b.global_sectors)}});
     std::size_t met = 0;
     for (const auto& g : r.goals) {
         met += g.met;
-        goals.push_back({{"subject", g.subject}, {"baseline", g.baseline}, {"measure", g.measure}, {"what", g.what},
-                         {"n", g.n}, {"value", opt(g.value)}, {"at_least", g.at_least}, {"met", g.met}});
+        goals.push_back({{"subject", g.subject},
+                         {"baseline", g.baseline},
+                         {"measure", g.measure},
+                         {"what", g.what},
+                         {"n", g.n},
+                         {"value", opt(g.value)},
+                         {"at_least", g.at_least},
+                         {"met", g.met}});
     }
-    return {{"schema", bench_schema}, {"suite", r.suite}, {"gpu", r.gpu_name}, {"dataset", r.dataset},
-            {"rows", rows}, {"goals", goals}, {"summary", {{"goals", r.goals.size()}, {"met", met}}}};
+    return {{"schema", bench_schema},
+            {"suite", r.suite},
+            {"gpu", r.gpu_name},
+            {"dataset", r.dataset},
+            {"rows", rows},
+            {"goals", goals},
+            {"summary", {{"goals", r.goals.size()}, {"met", met}}}};
 }
 
 }  // namespace agpu::validate

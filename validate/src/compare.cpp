@@ -60,8 +60,16 @@ comparison compare_dataset(const std::filesystem::path& dir, const std::string& 
             const auto mi = launches.find(std::to_string(i));
             for (const auto& c : model::counter_table) {
                 if (c.cupti_metric.empty()) continue;
-                compare_row row{m.algo, m.params, l.kernel, std::to_string(i), std::string(c.name),
-                                std::string(c.cupti_metric), m.n, double(l.c[c.id]), std::nullopt, std::nullopt};
+                compare_row row{m.algo,
+                                m.params,
+                                l.kernel,
+                                std::to_string(i),
+                                std::string(c.name),
+                                std::string(c.cupti_metric),
+                                m.n,
+                                double(l.c[c.id]),
+                                std::nullopt,
+                                std::nullopt};
                 auto& s = summary[row.counter];
                 s.counter = row.counter;
                 ++s.rows;

@@ -112,7 +112,8 @@ void cuda_executor::flush_l2() {
 void cuda_executor::launch_raw(std::string_view name, const void* kernel, ::dim3 grid, ::dim3 block, std::size_t smem,
                                void** args) {
     if (smem > 48 * 1024)
-        AGPU_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+        AGPU_CUDA_CHECK(
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
     begin_launch(name);
     AGPU_CUDA_CHECK(cudaLaunchKernel(kernel, grid, block, args, smem, nullptr));
     AGPU_CUDA_CHECK(cudaGetLastError());

@@ -59,15 +59,17 @@ std::string cupti_text(int code) {
 }
 
 bool is_privilege_error(int code) {
-    return code == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES || code == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES;
+    return code == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ||
+           code == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES;
 }
 
 void cupti_check(CUptiResult r, const char* call, const char* file, int line) {
     if (r == CUPTI_SUCCESS) return;
     std::string what = cuda_call_site(call, file, line) + cupti_text(r);
     if (is_privilege_error(r))
-        what += " [run as root (in a container: --cap-add SYS_ADMIN), or load the NVIDIA driver with "
-                "NVreg_RestrictProfilingToAdminUsers=0]";
+        what +=
+            " [run as root (in a container: --cap-add SYS_ADMIN), or load the NVIDIA driver with "
+            "NVreg_RestrictProfilingToAdminUsers=0]";
     throw cupti_error(int(r), what);
 }
 
@@ -153,8 +155,7 @@ template <class T>
 void close_quietly(T& resource) noexcept {
     try {
         resource.close();
-    } catch (...) {
-    }
+    } catch (...) {}
 }
 
 // cuptiProfilerInitialize ... cuptiProfilerDeInitialize.
@@ -313,7 +314,7 @@ private:
 };
 
 struct current_gpu {
-    int ordinal = 0;   // the runtime's device number, which CUPTI's deviceIndex also uses
+    int ordinal = 0;  // the runtime's device number, which CUPTI's deviceIndex also uses
     CUdevice device{};
 };
 
@@ -327,10 +328,10 @@ current_gpu find_current_gpu() {
 
 const char* level_name(CUpti_Profiler_Support_Level level) {
     switch (level) {
-    case CUPTI_PROFILER_CONFIGURATION_SUPPORTED: return "supported";
-    case CUPTI_PROFILER_CONFIGURATION_DISABLED: return "disabled";
-    case CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED: return "unsupported";
-    default: return "unknown";
+        case CUPTI_PROFILER_CONFIGURATION_SUPPORTED: return "supported";
+        case CUPTI_PROFILER_CONFIGURATION_DISABLED: return "disabled";
+        case CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED: return "unsupported";
+        default: return "unknown";
     }
 }
 
@@ -411,8 +412,7 @@ void add_metrics_dropping_refused(std::optional<host_object>& host, const std::s
     try {
         add_metrics(*host, offered);
         return;
-    } catch (const cupti_error&) {
-    }
+    } catch (const cupti_error&) {}
     auto fresh_host = [&] {
         host->close();
         host.reset();
@@ -478,9 +478,9 @@ void collect_once(std::optional<range_profiler>& profiler, CUcontext ctx, CUpti_
     }
     const std::size_t dropped = profiler->decode();
     if (dropped > 0)
-        throw input_error("max_ranges", "launch_all launched more kernels than max_ranges = " +
-                                            std::to_string(max_ranges) + " (" + std::to_string(dropped) +
-                                            " range(s) dropped); raise max_ranges");
+        throw input_error("max_ranges",
+                          "launch_all launched more kernels than max_ranges = " + std::to_string(max_ranges) + " (" +
+                              std::to_string(dropped) + " range(s) dropped); raise max_ranges");
 }
 
 std::size_t range_count(const std::vector<std::uint8_t>& image) {
@@ -521,8 +521,7 @@ std::vector<std::optional<double>> evaluate_range(const host_object& host, const
         AGPU_CUPTI_CHECK(cuptiProfilerHostEvaluateToGpuValues(&p));
         std::copy(values.begin(), values.end(), out.begin());
         return out;
-    } catch (const cupti_error&) {
-    }
+    } catch (const cupti_error&) {}
     for (std::size_t i = 0; i < names.size(); ++i) {
         auto one = p;
         one.ppMetricNames = const_cast<const char**>(&names[i]);
@@ -607,10 +606,8 @@ cupti_result cupti_collect(const std::vector<std::string>& metrics, const std::f
     std::set<std::string> seen;
     for (const auto& name : metrics) {
         if (!seen.insert(name).second) continue;
-        if (std::string why = metric_refusal(*host, name, result.chip); why.empty())
-            offered.push_back(name);
-        else
-            result.missing.push_back(name + ": " + why);
+        if (std::string why = metric_refusal(*host, name, result.chip); why.empty()) offered.push_back(name);
+        else result.missing.push_back(name + ": " + why);
     }
     if (!offered.empty()) add_metrics_dropping_refused(host, result.chip, availability, offered, result.missing);
     if (offered.empty()) {
@@ -636,9 +633,9 @@ cupti_result cupti_collect(const std::vector<std::string>& metrics, const std::f
         try {
             collect_once(profiler, ctx, CUPTI_UserReplay, config, names, max_ranges, result.passes, launch_all);
         } catch (const cupti_error& user_replay) {
-            throw cupti_error(kernel_replay.code(), "auto-range/kernel-replay failed: " +
-                                                        std::string(kernel_replay.what()) +
-                                                        "; auto-range/user-replay failed too: " + user_replay.what());
+            throw cupti_error(kernel_replay.code(),
+                              "auto-range/kernel-replay failed: " + std::string(kernel_replay.what()) +
+                                  "; auto-range/user-replay failed too: " + user_replay.what());
         }
     }
 

@@ -179,7 +179,8 @@ void measurement_writer::append_run(const std::vector<measurement>& rows) {
     // One write per run, then fsync: a run's rows reach the disk together,
     // before the next run starts.
     fd_guard f{::open(m_path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC)};
-    if (f.fd < 0) throw input_error(m_path.string(), std::string("cannot append measurements: ") + std::strerror(errno));
+    if (f.fd < 0)
+        throw input_error(m_path.string(), std::string("cannot append measurements: ") + std::strerror(errno));
     write_all_and_sync(f.fd, text.str(), m_path);
 }
 
@@ -207,15 +208,16 @@ std::vector<measurement> read_measurements(std::istream& in, const std::string& 
         // getline stops at the end of the file without a line end: the
         // writer ends every row, so this one was cut short.
         if (in.eof())
-            throw input_error(where, "the last row has no line end (truncated file? `agpu validate --resume` drops it)");
+            throw input_error(where,
+                              "the last row has no line end (truncated file? `agpu validate --resume` drops it)");
         if (line.empty()) continue;
         if (!split_csv(line, f)) throw input_error(where, "unterminated quoted field");
         if (f.size() != column_count)
             throw input_error(where, "expected " + std::to_string(column_count) + " columns, got " +
                                          std::to_string(f.size()) + " (truncated file?)");
         if (f[0] != measurements_schema)
-            throw input_error(where + ": column schema", "this agpu reads " + std::string(measurements_schema) +
-                                                            ", got '" + f[0] + "'");
+            throw input_error(where + ": column schema",
+                              "this agpu reads " + std::string(measurements_schema) + ", got '" + f[0] + "'");
         measurement m;
         m.run_id = f[1];
         m.algo = f[2];
@@ -306,7 +308,8 @@ nlohmann::json parse_provenance(const std::string& text, const std::string& wher
         for (const char* count : {"runs_already_complete", "runs_measured"})
             if (s.contains(count) && !s[count].is_number_unsigned())
                 throw input_error(field + "." + count, "must be a non-negative integer");
-        if (s.contains("status") && (!s["status"].is_string() || !session_statuses.count(s["status"].get<std::string>())))
+        if (s.contains("status") &&
+            (!s["status"].is_string() || !session_statuses.count(s["status"].get<std::string>())))
             throw input_error(field + ".status", "must be one of running, complete, interrupted, failed");
     }
     return j;
@@ -316,7 +319,8 @@ void check_dataset(const nlohmann::json& prov, const std::vector<measurement>& r
     std::set<std::string> done;
     for (const auto& r : rows)
         if (r.launch == "run" && r.counter == "complete" && !done.insert(r.run_id).second)
-            throw input_error(where + "/measurements.csv: run " + r.run_id, "is complete twice (a run is measured once)");
+            throw input_error(where + "/measurements.csv: run " + r.run_id,
+                              "is complete twice (a run is measured once)");
     const auto& sessions = prov.at("sessions");
     if (!done.empty() && sessions.empty())
         throw input_error(where + "/provenance.json: field sessions",
@@ -329,8 +333,10 @@ void check_dataset(const nlohmann::json& prov, const std::vector<measurement>& r
         const bool ended = s.value("status", "") != "running";
         const std::string field = where + "/provenance.json: field sessions[" + std::to_string(i) + "]";
         if (claimed > done.size() || (ended && i + 1 == sessions.size() && claimed != done.size()))
-            throw input_error(field, "says " + std::to_string(claimed) + " runs were complete after it (runs_already_complete + runs_measured), "
-                                     "but measurements.csv has " + std::to_string(done.size()) + ": the provenance does not match the rows");
+            throw input_error(field, "says " + std::to_string(claimed) +
+                                         " runs were complete after it (runs_already_complete + runs_measured), "
+                                         "but measurements.csv has " +
+                                         std::to_string(done.size()) + ": the provenance does not match the rows");
     }
 }
 

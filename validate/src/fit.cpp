@@ -26,7 +26,7 @@ namespace {
 using json = nlohmann::json;
 
 json stats_json(const error_stats& s) {
-    return {{"samples", s.count}, {"mape", s.mape},           {"median_ape", s.median_ape},
+    return {{"samples", s.count},       {"mape", s.mape},           {"median_ape", s.median_ape},
             {"worst_ape", s.worst_ape}, {"worst_run", s.worst_run}, {"r2_log", s.r2}};
 }
 
@@ -108,8 +108,7 @@ sample_set load_samples(const std::vector<std::filesystem::path>& dirs, double m
                 skip(e.rule());
                 continue;
             }
-            if (!mc.check.passed)
-                throw internal_error("simulating " + id + " failed its check: " + mc.check.detail);
+            if (!mc.check.passed) throw internal_error("simulating " + id + " failed its check: " + mc.check.detail);
             fit_sample s;
             s.dataset = dir.string();
             s.device_id = device_id;
@@ -239,8 +238,8 @@ model::time_vector irls_rows(const std::vector<fit_sample>& samples, const std::
     model::time_vector c = nnls_rows(samples, rows, tb, charged, weight);
     for (int it = 0; it < irls_iterations; ++it) {
         for (std::size_t r = 0; r < rows.size(); ++r)
-            weight[r] =
-                1 / std::sqrt(std::max(std::fabs(charged_relative_error(samples[rows[r]], c, tb, charged, r)), irls_floor));
+            weight[r] = 1 / std::sqrt(std::max(std::fabs(charged_relative_error(samples[rows[r]], c, tb, charged, r)),
+                                               irls_floor));
         const auto next = nnls_rows(samples, rows, tb, charged, weight);
         double moved = 0;
         for (std::size_t t = 0; t < model::time_term_count; ++t)
@@ -255,8 +254,8 @@ enum class loss : std::uint8_t { squares, absolute };
 
 // The fit's error under constants c: the max model's sum of squared or
 // absolute relative errors.
-double fit_error(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows, const model::time_vector& c,
-                 const term_bounds& tb, loss l) {
+double fit_error(const std::vector<fit_sample>& samples, const std::vector<std::size_t>& rows,
+                 const model::time_vector& c, const term_bounds& tb, loss l) {
     double e = 0;
     for (auto i : rows) {
         const double r = model::predict_seconds(samples[i].features, c, tb) / samples[i].measured_s - 1;
@@ -471,9 +470,10 @@ fit_report fit_datasets(const sample_set& data, const std::vector<std::string>& 
     r.in_sample = evaluate(data.samples, r.fit.constants);
     r.held_out.push_back(cross_validate(data.samples, std::string(model::quality_key::algorithm_held_out),
                                         [](const fit_sample& s) { return s.algo; }));
-    r.held_out.push_back(cross_validate(data.samples, std::string(model::quality_key::size_range_held_out), [](const fit_sample& s) {
-        return "n in [1e" + std::to_string(s.size_range) + ", 1e" + std::to_string(s.size_range + 1) + ")";
-    }));
+    r.held_out.push_back(
+        cross_validate(data.samples, std::string(model::quality_key::size_range_held_out), [](const fit_sample& s) {
+            return "n in [1e" + std::to_string(s.size_range) + ", 1e" + std::to_string(s.size_range + 1) + ")";
+        }));
     r.fit.quality = quality_json(r);
     r.fit.quality["command_line"] = command_line;
     return r;
@@ -502,10 +502,18 @@ json to_json(const fit_report& r) {
             const auto& s = samples[i];
             json terms = json::object();
             for (const auto& t : model::time_term_table) terms[std::string(t.name)] = s.features[std::size_t(t.id)];
-            json row = {{"dataset", s.dataset}, {"device", s.device_id}, {"run_id", s.run_id},
-                        {"algo", s.algo},       {"n", s.n},              {"params", s.params},
-                        {"counts", s.count_source}, {"footprint_bytes", s.footprint_bytes}, {"measured_s", s.measured_s}, {"predicted_s", predicted[i]},
-                        {"features_s", terms}, {"totals", sim::counts_to_json(s.counts)}};
+            json row = {{"dataset", s.dataset},
+                        {"device", s.device_id},
+                        {"run_id", s.run_id},
+                        {"algo", s.algo},
+                        {"n", s.n},
+                        {"params", s.params},
+                        {"counts", s.count_source},
+                        {"footprint_bytes", s.footprint_bytes},
+                        {"measured_s", s.measured_s},
+                        {"predicted_s", predicted[i]},
+                        {"features_s", terms},
+                        {"totals", sim::counts_to_json(s.counts)}};
             for (const auto* cv : cvs)
                 row[cv->name + "_s"] = std::isnan(cv->predicted[i]) ? json(nullptr) : json(cv->predicted[i]);
             rows.push_back(row);
@@ -515,7 +523,8 @@ json to_json(const fit_report& r) {
     std::vector<const cross_validation*> cvs;
     for (const auto& cv : r.held_out) cvs.push_back(&cv);
     json skipped = json::array();
-    for (const auto& s : r.data.skipped) skipped.push_back({{"dataset", s.dataset}, {"run_id", s.run_id}, {"why", s.why}});
+    for (const auto& s : r.data.skipped)
+        skipped.push_back({{"dataset", s.dataset}, {"run_id", s.run_id}, {"why", s.why}});
     json j = {{"schema", fit_report_schema},
               {"commit", build_info::commit},
               {"fit", model::fit_to_json(r.fit)},

@@ -17,9 +17,9 @@ gpu_status query_gpus() {
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
-        s.reason = e != cudaSuccess ? std::string("cudaGetDeviceCount failed: ") + cudaGetErrorName(e) + ": " +
-                                          cudaGetErrorString(e)
-                                    : "the driver sees no GPU";
+        s.reason = e != cudaSuccess
+                       ? std::string("cudaGetDeviceCount failed: ") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e)
+                       : "the driver sees no GPU";
         return s;
     }
     for (int i = 0; i < count; ++i) {

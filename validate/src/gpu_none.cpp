@@ -5,8 +5,9 @@ namespace agpu::validate {
 
 gpu_status query_gpus() {
     gpu_status s;
-    s.reason = "this agpu was built without CUDA (no nvcc at build time; install the CUDA toolkit "
-               "and rebuild: scripts/setup.sh && cmake --workflow --preset release)";
+    s.reason =
+        "this agpu was built without CUDA (no nvcc at build time; install the CUDA toolkit "
+        "and rebuild: scripts/setup.sh && cmake --workflow --preset release)";
     return s;
 }
 

@@ -26,7 +26,8 @@ std::vector<measurement> measure_run(const model::device& preset, const std::str
                                      const model::param_values& params, const measure_options& opt,
                                      collection_info& info) {
     const auto it = gpu_algorithms().find(algo);
-    if (it == gpu_algorithms().end()) throw input_error("algorithm " + algo, "has no GPU run (no .gpu.cu registration)");
+    if (it == gpu_algorithms().end())
+        throw input_error("algorithm " + algo, "has no GPU run (no .gpu.cu registration)");
     const gpu_algorithm& g = it->second;
     const std::string ps = params_string(params.all());
     const measurement base{make_run_id(algo, n, ps, opt.seed), algo, n, ps, opt.seed, "run", "", "", {}, "", ""};

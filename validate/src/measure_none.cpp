@@ -4,8 +4,8 @@
 
 namespace agpu::validate {
 
-std::vector<measurement> measure_run(const model::device&, const std::string&, std::uint64_t, const model::param_values&,
-                                     const measure_options&, collection_info&) {
+std::vector<measurement> measure_run(const model::device&, const std::string&, std::uint64_t,
+                                     const model::param_values&, const measure_options&, collection_info&) {
     throw unavailable_error("measuring needs a GPU: this agpu was built without CUDA");
 }
 

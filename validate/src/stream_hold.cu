@@ -13,8 +13,7 @@ __device__ unsigned long long global_ns() {
 
 __global__ void stream_hold(const volatile unsigned* flag, unsigned long long timeout_ns) {
     const unsigned long long start = global_ns();
-    while (*flag == 0 && global_ns() - start < timeout_ns) {
-    }
+    while (*flag == 0 && global_ns() - start < timeout_ns) {}
 }
 
 }  // namespace

@@ -28,7 +28,8 @@ void check_targets(const suite& s) {
     auto named = [&](const std::string& label) {
         for (const auto& e : s.entries)
             if (entry_label(e) == label) return;
-        throw internal_error("suite " + s.name + ": a bench target names '" + label + "', which is none of its entries");
+        throw internal_error("suite " + s.name + ": a bench target names '" + label +
+                             "', which is none of its entries");
     };
     for (const auto& t : s.targets) {
         named(t.subject);

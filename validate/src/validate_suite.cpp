@@ -12,11 +12,11 @@
 #include "agpu/errors.hpp"
 #include "agpu/model/catalog.hpp"
 #include "agpu/sim/algorithms.hpp"
-#include "agpu/validate/cupti.hpp"
-#include "agpu/validate/gpu_algorithms.hpp"
-#include "agpu/validate/gpu.hpp"
-#include "measure.hpp"
 #include "agpu/utc_time.hpp"
+#include "agpu/validate/cupti.hpp"
+#include "agpu/validate/gpu.hpp"
+#include "agpu/validate/gpu_algorithms.hpp"
+#include "measure.hpp"
 
 namespace agpu::validate {
 namespace {
@@ -140,7 +140,8 @@ suite_outcome measure_suite(measure_backend& backend, const suite& s, const std:
 
     const bool exists = is_dataset_dir(out);
     if (exists && !resume)
-        throw input_error(out.string(), "already holds a dataset: pass --resume to complete it, or choose another --out");
+        throw input_error(out.string(),
+                          "already holds a dataset: pass --resume to complete it, or choose another --out");
     nlohmann::json prov;
     std::set<std::string> done;
     if (exists) {
@@ -149,8 +150,9 @@ suite_outcome measure_suite(measure_backend& backend, const suite& s, const std:
         const auto data = read_dataset(out);
         prov = data.provenance;
         if (prov["gpu"].value("name", "") != gpu_name)
-            throw input_error((out / "provenance.json").string() + ": field gpu.name",
-                              "the dataset was measured on " + prov["gpu"].value("name", "?") + ", this GPU is " + gpu_name);
+            throw input_error(
+                (out / "provenance.json").string() + ": field gpu.name",
+                "the dataset was measured on " + prov["gpu"].value("name", "?") + ", this GPU is " + gpu_name);
         if (prov.value("suite", "") != s.name)
             throw input_error((out / "provenance.json").string() + ": field suite",
                               "the dataset is of suite " + prov.value("suite", "?") + ", not " + s.name);
@@ -158,16 +160,22 @@ suite_outcome measure_suite(measure_backend& backend, const suite& s, const std:
     } else {
         prov = {{"schema", provenance_schema}, {"suite", s.name}, {"device_id", preset.id}};
         prov.update(backend.machine());
-        prov["timing"] = {{"warmup", opt.warmup}, {"reps", opt.reps}, {"statistic", "median, min, max"},
+        prov["timing"] = {{"warmup", opt.warmup},
+                          {"reps", opt.reps},
+                          {"statistic", "median, min, max"},
                           {"l2", "flushed (2x L2 written) before each timed run's first launch"},
-                          {"launches", "queued behind a held stream until the run's launches are submitted (at most 20 ms), "
-                                       "held again after each copy or allocation within the run, so that none is timed "
-                                       "waiting for the host"}};
+                          {"launches",
+                           "queued behind a held stream until the run's launches are submitted (at most 20 ms), "
+                           "held again after each copy or allocation within the run, so that none is timed "
+                           "waiting for the host"}};
         prov["sessions"] = nlohmann::json::array();
     }
-    nlohmann::json session = {{"commit", build_info::commit},         {"started", utc_now()},
-                              {"command_line", command_line},         {"clocks_before", backend.clocks()},
-                              {"runs_already_complete", done.size()}, {"runs_measured", 0},
+    nlohmann::json session = {{"commit", build_info::commit},
+                              {"started", utc_now()},
+                              {"command_line", command_line},
+                              {"clocks_before", backend.clocks()},
+                              {"runs_already_complete", done.size()},
+                              {"runs_measured", 0},
                               {"status", "running"}};
     prov["sessions"].push_back(session);
     const std::size_t si = prov["sessions"].size() - 1;
@@ -206,8 +214,7 @@ suite_outcome measure_suite(measure_backend& backend, const suite& s, const std:
             const auto* dev = dynamic_cast<const device_error*>(&e);
             const std::string ps = params_string(p.params.all());
             writer.append_run({{id, p.algo, p.n, ps, opt.seed, "run", "", "error",
-                                dev ? std::optional<double>(dev->code()) : std::nullopt, dev ? "code" : "",
-                                e.what()}});
+                                dev ? std::optional<double>(dev->code()) : std::nullopt, dev ? "code" : "", e.what()}});
             progress("[" + std::to_string(index) + "/" + std::to_string(plan.size()) + "] " + id + ": FAILED (" +
                      e.what() + ")");
             finish("failed", id + ": " + e.what());

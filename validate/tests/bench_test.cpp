@@ -15,8 +15,12 @@ namespace validate = agpu::validate;
 
 namespace {
 
-AGPU_REGISTER_SUITE({"bench-test", "a suite for this test only", {1000},
-                     {{"test/fast", {"type=float"}, [](std::uint64_t n) { return 4.0 * double(n); },
+AGPU_REGISTER_SUITE({"bench-test",
+                     "a suite for this test only",
+                     {1000},
+                     {{"test/fast",
+                       {"type=float"},
+                       [](std::uint64_t n) { return 4.0 * double(n); },
                        [](std::uint64_t n) { return double(n); }},
                       {"test/copy", {}, [](std::uint64_t n) { return 8.0 * double(n); }}},
                      {{"test/fast type=float", "test/copy", "time", 0.5, 0, "fast at least half the copy's speed"},
@@ -28,8 +32,10 @@ fs::path empty_dataset(const std::string& name, const std::string& suite) {
     const auto dir = fs::temp_directory_path() / name;
     fs::remove_all(dir);
     fs::create_directories(dir);
-    validate::write_provenance(dir, {{"schema", validate::provenance_schema}, {"suite", suite},
-                                     {"device_id", "h100"}, {"gpu", {{"name", "Test GPU"}}},
+    validate::write_provenance(dir, {{"schema", validate::provenance_schema},
+                                     {"suite", suite},
+                                     {"device_id", "h100"},
+                                     {"gpu", {{"name", "Test GPU"}}},
                                      {"sessions", {{{"commit", "test"}, {"status", "complete"}}}}});
     return dir;
 }
@@ -40,8 +46,8 @@ void run(validate::measurement_writer& w, const std::string& algo, const std::st
     auto r = [&](const std::string& counter, double v) {
         return validate::measurement{id, algo, n, params, 1, "run", "", counter, v, "", ""};
     };
-    w.append_run({r("check", passed ? 1 : 0), r("time_ms", ms), r("time_ms_min", ms), r("time_ms_max", ms),
-                  r("complete", 1)});
+    w.append_run(
+        {r("check", passed ? 1 : 0), r("time_ms", ms), r("time_ms_min", ms), r("time_ms_max", ms), r("complete", 1)});
 }
 
 }  // namespace
@@ -51,8 +57,8 @@ TEST(Bench, ThroughputAndGoals) {
     {
         validate::measurement_writer w(dir);
         run(w, "test/fast", "type=float", 1000, 0.001, true);  // 4000 B in 1 us: 4 GB/s, 1 G items/s
-        run(w, "test/copy", "", 1000, 0.004, true);             // 8000 B in 4 us: 2 GB/s
-        run(w, "test/copy", "", 2000, 0.002, true);             // 16000 B in 2 us: 8 GB/s (its best)
+        run(w, "test/copy", "", 1000, 0.004, true);            // 8000 B in 4 us: 2 GB/s
+        run(w, "test/copy", "", 2000, 0.002, true);            // 16000 B in 2 us: 8 GB/s (its best)
     }
     const auto r = validate::bench_dataset(dir);
     ASSERT_EQ(r.rows.size(), 3u);
@@ -87,7 +93,9 @@ TEST(Bench, AFailedRunIsNotTimed) {
 
 namespace {
 
-AGPU_REGISTER_SUITE({"bench-test-sectors", "a suite for this test only: a sectors-ratio goal", {1000},
+AGPU_REGISTER_SUITE({"bench-test-sectors",
+                     "a suite for this test only: a sectors-ratio goal",
+                     {1000},
                      {{"test/lean", {}}, {"test/heavy", {}}},
                      {{"test/lean", "test/heavy", "sectors", 2.0, 0, "at most half the heavy one's global sectors"}}});
 
@@ -114,10 +122,10 @@ TEST(Bench, SectorsRatioGoal) {
     const auto dir = empty_dataset("agpu_bench_test_sectors", "bench-test-sectors");
     {
         validate::measurement_writer w(dir);
-        run_with_sectors(w, "test/lean", 1000, {{100, 50}, {25, 25}});    // 200 sectors
-        run_with_sectors(w, "test/heavy", 1000, {{300, 200}});            // 500 sectors
-        run_with_sectors(w, "test/lean", 2000, {{400, 400}});             // 800 sectors
-        run_with_sectors(w, "test/heavy", 2000, {{700, 500}});            // 1200 sectors
+        run_with_sectors(w, "test/lean", 1000, {{100, 50}, {25, 25}});  // 200 sectors
+        run_with_sectors(w, "test/heavy", 1000, {{300, 200}});          // 500 sectors
+        run_with_sectors(w, "test/lean", 2000, {{400, 400}});           // 800 sectors
+        run_with_sectors(w, "test/heavy", 2000, {{700, 500}});          // 1200 sectors
     }
     const auto r = validate::bench_dataset(dir);
     ASSERT_EQ(r.goals.size(), 2u);

@@ -20,8 +20,17 @@ fs::path fresh_dir(const std::string& name) {
 
 validate::measurement row(const std::string& launch, const std::string& counter, std::optional<double> v) {
     const std::string params = validate::params_string({{"stride", "2"}, {"op", "load"}});
-    return {validate::make_run_id("micro/global-stride", 1000, params, 1), "micro/global-stride", 1000, params, 1,
-            launch, "global_stride_load", counter, v, "sectors", "a note, with a comma"};
+    return {validate::make_run_id("micro/global-stride", 1000, params, 1),
+            "micro/global-stride",
+            1000,
+            params,
+            1,
+            launch,
+            "global_stride_load",
+            counter,
+            v,
+            "sectors",
+            "a note, with a comma"};
 }
 
 std::string error_of(const fs::path& dir) {
@@ -74,7 +83,8 @@ TEST(Dataset, BadFilesNameFileLineAndRule) {
     std::string bad_value = text;
     bad_value.replace(bad_value.find(",250,"), 5, ",2x0,");
     write(bad_value);
-    EXPECT_NE(error_of(dir).find(":2: column value: must be a finite number or NA"), std::string::npos) << error_of(dir);
+    EXPECT_NE(error_of(dir).find(":2: column value: must be a finite number or NA"), std::string::npos)
+        << error_of(dir);
 
     std::string bad_id = text;
     bad_id.replace(bad_id.find("n=1000"), 6, "n=1001");
@@ -94,8 +104,10 @@ TEST(Dataset, ProvenanceIsWrittenWholeAndChecked) {
     const auto dir = fresh_dir("prov");
     fs::create_directories(dir);
     EXPECT_THROW(validate::read_provenance(dir), agpu::input_error);
-    validate::write_provenance(dir, {{"schema", validate::provenance_schema}, {"device_id", "h100"},
-                                     {"gpu", {{"name", "x"}}}, {"sessions", nlohmann::json::array()}});
+    validate::write_provenance(dir, {{"schema", validate::provenance_schema},
+                                     {"device_id", "h100"},
+                                     {"gpu", {{"name", "x"}}},
+                                     {"sessions", nlohmann::json::array()}});
     EXPECT_FALSE(fs::exists(dir / "provenance.json.tmp"));
     EXPECT_EQ(validate::read_provenance(dir)["device_id"], "h100");
     validate::write_provenance(dir, {{"schema", "agpu.provenance/2"}});

@@ -24,10 +24,11 @@ fs::path fresh_dir(const std::string& name) {
 
 // 3 entries x 2 sizes: 6 runs.
 const validate::suite& test_suite() {
-    static const validate::suite s{"fault-test", "runs for the fault tests", {1000, 2000},
-                                   {{"micro/global-stride", {"stride=1"}},
-                                    {"micro/global-stride", {"stride=2"}},
-                                    {"micro/broadcast", {}}}};
+    static const validate::suite s{
+        "fault-test",
+        "runs for the fault tests",
+        {1000, 2000},
+        {{"micro/global-stride", {"stride=1"}}, {"micro/global-stride", {"stride=2"}}, {"micro/broadcast", {}}}};
     return s;
 }
 
@@ -46,12 +47,13 @@ public:
                                                const validate::measure_options& opt) override {
         ++calls;
         if (calls == fail_at)
-            throw agpu::device_error(700, "cudaDeviceSynchronize() failed at cuda_executor.cpp:31: "
-                                          "cudaErrorIllegalAddress (700): an illegal memory access was encountered");
+            throw agpu::device_error(700,
+                                     "cudaDeviceSynchronize() failed at cuda_executor.cpp:31: "
+                                     "cudaErrorIllegalAddress (700): an illegal memory access was encountered");
         if (calls == raise_at) std::raise(sig);
         const std::string ps = validate::params_string(params.all());
-        const validate::measurement base{validate::make_run_id(algo, n, ps, opt.seed), algo, n, ps, opt.seed, "run",
-                                         "", "", {}, "", ""};
+        const validate::measurement base{
+            validate::make_run_id(algo, n, ps, opt.seed), algo, n, ps, opt.seed, "run", "", "", {}, "", ""};
         std::vector<validate::measurement> rows(3, base);
         rows[0].counter = "check", rows[0].value = 1.0, rows[0].unit = "passed";
         rows[1].counter = "time_ms", rows[1].value = 0.25, rows[1].unit = "ms";
@@ -136,7 +138,8 @@ TEST(Faults, RowCutShortByAKillIsRejectedThenDroppedByResume) {
     gpu.raise_at = 2;
     run(gpu, dir, false);
     // A kill in the middle of the next append leaves half a row.
-    std::ofstream(dir / "measurements.csv", std::ios::app) << "agpu.measurements/1,micro/broadcast n=1000 seed=1,micro/bro";
+    std::ofstream(dir / "measurements.csv", std::ios::app)
+        << "agpu.measurements/1,micro/broadcast n=1000 seed=1,micro/bro";
     try {
         validate::read_dataset(dir);
         FAIL() << "a truncated file must be rejected";

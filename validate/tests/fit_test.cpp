@@ -49,7 +49,8 @@ TEST(Fit, RecoversKnownConstants) {
 TEST(Fit, TermsTheRunsCannotTellApartShareTheWeight) {
     const model::time_vector truth = {2, 0.8, 0.4, 0.5, 1, 0, 600, 0, 1};
     auto samples = synthetic(truth);
-    const auto dram_latency = std::size_t(model::time_term::dram_latency), l2_latency = std::size_t(model::time_term::l2_latency);
+    const auto dram_latency = std::size_t(model::time_term::dram_latency),
+               l2_latency = std::size_t(model::time_term::l2_latency);
     for (auto& s : samples) {
         s.features[l2_latency] = s.features[dram_latency];
         s.measured_s = model::predict_seconds(s.features, truth);
@@ -68,7 +69,9 @@ TEST(Fit, RecoversTheL2AndSharedConstantsFromCounts) {
     const auto& h100 = model::resolve_device("h100");
     const model::time_vector truth = {1.9, 1.15, 1.4, 0.55, 1, 30, 670, 265, 1};
     std::mt19937 gen(5);
-    auto draw = [&](double lo, double hi) { return std::uint64_t(lo + (hi - lo) * std::uniform_real_distribution<double>(0, 1)(gen)); };
+    auto draw = [&](double lo, double hi) {
+        return std::uint64_t(lo + (hi - lo) * std::uniform_real_distribution<double>(0, 1)(gen));
+    };
     std::vector<fit_sample> samples;
     for (int i = 0; i < 80; ++i) {
         fit_sample s;
@@ -99,7 +102,8 @@ TEST(Fit, RecoversTheL2AndSharedConstantsFromCounts) {
     ASSERT_GT(issue, 10u);  // and both bounds, are in the data
     ASSERT_LT(issue, 70u);
     const auto c = fit_constants(samples);
-    for (std::size_t t = 0; t < model::time_term_count; ++t) EXPECT_NEAR(c[t], truth[t], ridge_bias * truth[t] + 1e-9) << t;
+    for (std::size_t t = 0; t < model::time_term_count; ++t)
+        EXPECT_NEAR(c[t], truth[t], ridge_bias * truth[t] + 1e-9) << t;
 }
 
 // The blocks term is a third bound of the max (dispatch): with runs bound by
@@ -117,7 +121,8 @@ TEST(Fit, RecoversTheDispatchBound) {
     ASSERT_GT(issue, 5u);
     ASSERT_LT(dispatch + issue, samples.size() - 5);
     const auto c = fit_constants(samples);
-    for (std::size_t t = 0; t < model::time_term_count; ++t) EXPECT_NEAR(c[t], truth[t], 10 * ridge_bias * std::max(truth[t], 1.0)) << t;
+    for (std::size_t t = 0; t < model::time_term_count; ++t)
+        EXPECT_NEAR(c[t], truth[t], 10 * ridge_bias * std::max(truth[t], 1.0)) << t;
 }
 
 // The fit minimises absolute relative errors: a few runs timed 50% slow (a
@@ -131,7 +136,8 @@ TEST(Fit, AFewOutlyingRunsDoNotMoveTheConstants) {
     // Within 0.2%: IRLS approaches the least absolute error, whose optimum with
     // three outliers is near the truth, not at it (the dispatch bound's
     // recharge finds one 0.16% off in dram); least squares moves them by more.
-    for (std::size_t t = 0; t < model::time_term_count; ++t) EXPECT_NEAR(c[t], truth[t], 2e-3 * std::max(truth[t], 1.0)) << t;
+    for (std::size_t t = 0; t < model::time_term_count; ++t)
+        EXPECT_NEAR(c[t], truth[t], 2e-3 * std::max(truth[t], 1.0)) << t;
 }
 
 // The shared pipeline's and the L2 atomics' constants are set, not fitted:

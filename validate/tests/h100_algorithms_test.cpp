@@ -23,10 +23,9 @@ const std::map<std::string, std::set<std::string>> polls = {
 };
 
 const std::set<std::string> memory = {
-    "global_load_requests",       "global_load_sectors",        "global_store_requests",
-    "global_store_sectors",       "global_atomic_instructions", "global_atomic_sectors",
-    "shared_load_wavefronts",     "shared_load_bank_conflicts", "shared_store_wavefronts",
-    "shared_store_bank_conflicts"};
+    "global_load_requests",       "global_load_sectors",        "global_store_requests",  "global_store_sectors",
+    "global_atomic_instructions", "global_atomic_sectors",      "shared_load_wavefronts", "shared_load_bank_conflicts",
+    "shared_store_wavefronts",    "shared_store_bank_conflicts"};
 
 void check(const std::string& dataset, std::size_t runs) {
     const auto c = validate::compare_dataset(std::string(AGPU_SOURCE_DIR "/validate/data/") + dataset);
@@ -36,7 +35,8 @@ void check(const std::string& dataset, std::size_t runs) {
     for (const auto& r : c.rows) {
         if (!memory.count(r.counter)) continue;
         ASSERT_TRUE(r.measured) << r.algo << " " << r.kernel << " " << r.counter;
-        const std::string where = r.algo + " n=" + std::to_string(r.n) + " " + r.params + " " + r.kernel + " " + r.counter;
+        const std::string where =
+            r.algo + " n=" + std::to_string(r.n) + " " + r.params + " " + r.kernel + " " + r.counter;
         const auto p = polls.find(r.kernel);
         if (p != polls.end() && p->second.count(r.counter)) {
             EXPECT_GE(*r.measured, r.simulated) << where << ": polls only add";

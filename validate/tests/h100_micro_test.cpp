@@ -26,10 +26,10 @@ TEST(H100Micro, DatasetIsComplete) {
 
 TEST(H100Micro, MemoryCountersAreExact) {
     const std::set<std::string> exact = {
-        "global_load_requests",     "global_load_sectors",    "global_store_requests",      "global_store_sectors",
-        "global_atomic_instructions", "global_atomic_sectors", "shared_load_instructions",  "shared_load_wavefronts",
-        "shared_load_bank_conflicts", "shared_store_wavefronts", "shared_store_bank_conflicts",
-        "shared_atomic_instructions"};
+        "global_load_requests",     "global_load_sectors",         "global_store_requests",
+        "global_store_sectors",     "global_atomic_instructions",  "global_atomic_sectors",
+        "shared_load_instructions", "shared_load_wavefronts",      "shared_load_bank_conflicts",
+        "shared_store_wavefronts",  "shared_store_bank_conflicts", "shared_atomic_instructions"};
     std::size_t checked = 0;
     for (const auto& r : h100_micro().rows) {
         if (!exact.count(r.counter)) continue;

@@ -92,7 +92,8 @@ TEST(ApspReference, InfRuleGivesTrueDistances) {
             }
             for (std::uint32_t s = 0; s < n; s += 5) {
                 const auto row = apsp::true_row(g, s);
-                for (std::uint32_t j = 0; j < n; ++j) ASSERT_EQ(row[j], truth[std::size_t(s) * n + j]) << gname << " " << s;
+                for (std::uint32_t j = 0; j < n; ++j)
+                    ASSERT_EQ(row[j], truth[std::size_t(s) * n + j]) << gname << " " << s;
             }
         }
 }
@@ -128,8 +129,8 @@ TEST(ApspCorrect, EveryVariantGraphAndSize) {
                     auto sets = v.sets;
                     sets.push_back(std::string("graph=") + gname);
                     const auto s = run(dev, v.algo, n, sets);
-                    EXPECT_TRUE(s.check.passed) << describe(v) << " graph=" << gname << " on " << dev << " n=" << n
-                                                << ": " << s.check.detail;
+                    EXPECT_TRUE(s.check.passed)
+                        << describe(v) << " graph=" << gname << " on " << dev << " n=" << n << ": " << s.check.detail;
                 }
 }
 
@@ -140,7 +141,8 @@ TEST(ApspLaunches, NaiveBlockedRecursive) {
         EXPECT_EQ(run("h100", "apsp/blocked", 256, {ts}).record.launches.size(), 3 * 256 / t);
         EXPECT_EQ(run("h100", "apsp/blocked", 256, {ts, "method=B"}).record.launches.size(), 3 * 256 / t);
         EXPECT_EQ(run("h100", "apsp/dpx", 130, {ts}).record.launches.size(), 3 * ((130 + t - 1) / t));
-        EXPECT_EQ(run("h100", "apsp/recursive", 256, {"tr=" + std::to_string(t)}).record.launches.size(), 5 * 256 / t - 4);
+        EXPECT_EQ(run("h100", "apsp/recursive", 256, {"tr=" + std::to_string(t)}).record.launches.size(),
+                  5 * 256 / t - 4);
         EXPECT_EQ(run("h100", "apsp/recursive", 200, {"tr=" + std::to_string(t)}).record.launches.size(),
                   5 * ((200 + t - 1) / t) - 4);
     }
@@ -156,8 +158,8 @@ TEST(ApspLaunches, NaiveBlockedRecursive) {
     // (15² other tiles) without, 4096 (31²) and 8192 with (closed forms).
     const auto& spec = sim::find_algorithm("apsp/dpx").spec;
     const auto launches = [&](std::uint64_t n) {
-        return model::find_closed_form("apsp/dpx")->costs(model::resolve_device("h100").agpu, n,
-                                                          model::parse_params(spec, {"t=128"}))[counter::launches];
+        return model::find_closed_form("apsp/dpx")
+            ->costs(model::resolve_device("h100").agpu, n, model::parse_params(spec, {"t=128"}))[counter::launches];
     };
     EXPECT_EQ(launches(2048), 3u * 16);
     EXPECT_EQ(launches(4096), 32u + 2);
@@ -177,7 +179,8 @@ TEST(ApspLookahead, CorrectAndEqualsTheClosedForm) {
         const auto& a = sim::find_algorithm("apsp/dpx");
         const auto params = model::parse_params(a.spec, {"t=128", "lookahead=2"});
         const auto got = run(dev, "apsp/dpx", 512, {"t=128", "lookahead=2"}).record.totals();
-        for (const auto& [ctr, value] : model::find_closed_form("apsp/dpx")->costs(model::resolve_device(dev).agpu, 512, params))
+        for (const auto& [ctr, value] :
+             model::find_closed_form("apsp/dpx")->costs(model::resolve_device(dev).agpu, 512, params))
             EXPECT_EQ(got[ctr], value) << "lookahead on " << dev << ": counter " << model::info(ctr).name;
     }
     // The same updates either way (the closure in 8 warps of 64 per k, tile_fw
@@ -212,9 +215,10 @@ TEST(ApspTile128, CorrectAndEqualsTheClosedForm) {
                 const auto& a = sim::find_algorithm("apsp/dpx");
                 const auto params = model::parse_params(a.spec, {"t=128", width});
                 const auto got = run(dev, "apsp/dpx", n, {"t=128", width}).record.totals();
-                for (const auto& [ctr, value] : model::find_closed_form("apsp/dpx")->costs(model::resolve_device(dev).agpu, n, params))
-                    EXPECT_EQ(got[ctr], value) << "t=128 " << width << " on " << dev << " n=" << n << ": counter "
-                                               << model::info(ctr).name;
+                for (const auto& [ctr, value] :
+                     model::find_closed_form("apsp/dpx")->costs(model::resolve_device(dev).agpu, n, params))
+                    EXPECT_EQ(got[ctr], value)
+                        << "t=128 " << width << " on " << dev << " n=" << n << ": counter " << model::info(ctr).name;
             }
     }
     EXPECT_THROW(run("geforce-gtx280", "apsp/dpx", 100, {"t=128"}), agpu::input_error);
@@ -248,8 +252,8 @@ TEST(ApspClosedForm, EqualsTheSimulatorWhereExact) {
                     if (!rows_on_blocks && (ctr == counter::global_load_blocks || ctr == counter::global_store_blocks ||
                                             ctr == counter::io_blocks))
                         continue;
-                    EXPECT_EQ(got[ctr], value) << describe(v) << " on " << dev << " n=" << n << ": counter "
-                                               << model::info(ctr).name;
+                    EXPECT_EQ(got[ctr], value)
+                        << describe(v) << " on " << dev << " n=" << n << ": counter " << model::info(ctr).name;
                 }
             }
     }
@@ -270,8 +274,8 @@ TEST(ApspClosedForm, EqualsTheSimulatorBeyondBlockCounts) {
                     if (ctr == counter::global_load_blocks || ctr == counter::global_store_blocks ||
                         ctr == counter::io_blocks)
                         continue;
-                    EXPECT_EQ(got[ctr], value) << describe(v) << " on " << dev << " n=" << n << ": counter "
-                                               << model::info(ctr).name;
+                    EXPECT_EQ(got[ctr], value)
+                        << describe(v) << " on " << dev << " n=" << n << ": counter " << model::info(ctr).name;
                 }
             }
     }

@@ -25,8 +25,14 @@ AGPU_KERNEL void through_layer(kl::gspan<const float> in, kl::gspan<float> out) 
 }
 
 // The same, as one writes it without the layer (a span is a pointer and a size).
-struct fspan_c { const float* p; std::size_t n; };
-struct fspan { float* p; std::size_t n; };
+struct fspan_c {
+    const float* p;
+    std::size_t n;
+};
+struct fspan {
+    float* p;
+    std::size_t n;
+};
 
 __global__ void hand_written(fspan_c in, fspan out) {
     __shared__ float partial[32];
@@ -62,7 +68,10 @@ AGPU_KERNEL void through_layer_flag(kl::gspan<std::uint64_t> words) {
     if (kl::thread_idx().x == 0) words.atomic_add(2, 1u);
 }
 
-struct u64span { std::uint64_t* p; std::size_t n; };
+struct u64span {
+    std::uint64_t* p;
+    std::size_t n;
+};
 
 __global__ void hand_written_flag(u64span words) {
     if (blockIdx.x == 0) {

@@ -16,8 +16,7 @@
 #include "agpu/model/closed_form.hpp"
 #include "agpu/sim/algorithms.hpp"
 #include "agpu/validate/suite.hpp"
-#include "common/closed_form_check.hpp"
-#include "rank/rank_bounds.hpp"
+#include "common/tests/closed_form_check.hpp"
 #include "rank/rank_runs.hpp"
 
 namespace model = agpu::model;
@@ -41,8 +40,7 @@ sim::simulation run(const std::string& dev, const std::string& algo, std::uint64
 // The simulated counts against the closed form (exact counters) and the bounds (the rest).
 void expect_counts_match(const std::string& dev, const std::string& algo, std::uint64_t n,
                          const std::vector<std::string>& sets) {
-    const auto r = agpu::kernels::testing::expect_counts_match(model::resolve_device(dev), dev, algo, n, sets,
-                                                               model::rank_costs::rank_query_bounds);
+    const auto r = agpu::kernels::testing::expect_counts_match(model::resolve_device(dev), dev, algo, n, sets);
     if (!r.ran) return;
     if (sets.front() == "op=build") {
         EXPECT_TRUE(r.bounds.low.empty()) << r.where << ": a build's counts are exact";
@@ -118,8 +116,8 @@ TEST(RankCorrect, EveryStructureOpAndSize) {
             for (const char* op : ops)
                 for (std::uint64_t n : sizes) {
                     const auto s = run(dev, algo, n, {std::string("op=") + op});
-                    EXPECT_TRUE(s.check.passed) << algo << " " << op << " on " << dev << " n=" << n << ": "
-                                                << s.check.detail;
+                    EXPECT_TRUE(s.check.passed)
+                        << algo << " " << op << " on " << dev << " n=" << n << ": " << s.check.detail;
                 }
 }
 

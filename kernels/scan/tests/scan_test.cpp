@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "agpu/errors.hpp"
 #include "agpu/model/catalog.hpp"
 #include "agpu/model/closed_form.hpp"
-#include "agpu/errors.hpp"
 #include "agpu/sim/algorithms.hpp"
 #include "agpu/validate/suite.hpp"
 #include "scan/scan_runs.hpp"
@@ -28,8 +28,9 @@ const char* devices[] = {"h100", "h100-b64", "geforce-gtx280"};  // b = 32, 64, 
 const char* algos[] = {"scan/hillis-steele", "scan/work-efficient"};
 
 std::uint64_t tile_of(const std::string& algo) {
-    return algo == "scan/hillis-steele" ? scan::hillis_steele_policy::block_threads
-                                        : std::uint64_t(scan::chained_policy::default_threads) * scan::chained_policy::default_items;
+    return algo == "scan/hillis-steele"
+               ? scan::hillis_steele_policy::block_threads
+               : std::uint64_t(scan::chained_policy::default_threads) * scan::chained_policy::default_items;
 }
 
 std::vector<std::uint64_t> sizes_for(const std::string& algo) {
@@ -37,8 +38,8 @@ std::vector<std::uint64_t> sizes_for(const std::string& algo) {
     return {1, 2, 7, 31, 32, 33, 255, 256, 257, tile - 1, tile, tile + 1, 1000, 4096, 100003};
 }
 
-sim::simulation run(const std::string& dev, const std::string& algo, std::uint64_t n, const std::vector<std::string>& sets,
-                    std::uint64_t seed = 7) {
+sim::simulation run(const std::string& dev, const std::string& algo, std::uint64_t n,
+                    const std::vector<std::string>& sets, std::uint64_t seed = 7) {
     const auto& a = sim::find_algorithm(algo);
     return sim::simulate(a, model::resolve_device(dev), n, model::parse_params(a.spec, sets), seed);
 }
@@ -68,9 +69,9 @@ void expect_wrapping_scans(const std::string& dev, std::uint64_t n) {
             else scan::multi_level_scan(ex, kl::gspan<const T>(in), out, n, exclusive);
             std::vector<T> got(n);
             ex.download(std::span<T>(got), out);
-            EXPECT_EQ(got, scan::cpu_scan(h, exclusive)) << dev << " " << sizeof(T) * 8 << "-bit "
-                                                         << (chained ? "chained" : "multi-level")
-                                                         << (exclusive ? " exclusive" : " inclusive");
+            EXPECT_EQ(got, scan::cpu_scan(h, exclusive))
+                << dev << " " << sizeof(T) * 8 << "-bit " << (chained ? "chained" : "multi-level")
+                << (exclusive ? " exclusive" : " inclusive");
         }
 }
 
@@ -112,11 +113,10 @@ TEST(ScanClosedForm, EqualsTheSimulator) {
                     const auto params = model::parse_params(a.spec, sets);
                     const auto got = run(dev, algo, n, sets).record.totals();
                     const auto costs = cf->costs(d.agpu, n, params);
-                    for (counter k : {counter::launches, counter::time_steps, counter::io_blocks,
-                                      counter::global_load_requests, counter::global_load_sectors,
-                                      counter::global_store_requests, counter::global_store_sectors,
-                                      counter::shared_wavefronts, counter::barrier_instructions,
-                                      counter::shared_words_max})
+                    for (counter k :
+                         {counter::launches, counter::time_steps, counter::io_blocks, counter::global_load_requests,
+                          counter::global_load_sectors, counter::global_store_requests, counter::global_store_sectors,
+                          counter::shared_wavefronts, counter::barrier_instructions, counter::shared_words_max})
                         EXPECT_TRUE(costs.contains(k)) << algo << " has no closed form of " << model::info(k).name;
                     for (const auto& [ctr, want] : costs)
                         EXPECT_EQ(got[ctr], want) << algo << " " << type << " on " << dev << " n=" << n << ": counter "
@@ -144,8 +144,8 @@ TEST(ScanWorkEfficient, OtherTilesAreCorrectAndPredicted) {
                                                             std::string("items=") + items, std::string("type=") + type,
                                                             "kind=exclusive"};
                         const auto s = run(dev, "scan/work-efficient", n, sets);
-                        EXPECT_TRUE(s.check.passed) << ::testing::PrintToString(sets) << " on " << dev << " n=" << n
-                                                    << ": " << s.check.detail;
+                        EXPECT_TRUE(s.check.passed)
+                            << ::testing::PrintToString(sets) << " on " << dev << " n=" << n << ": " << s.check.detail;
                         const auto got = s.record.totals();
                         for (const auto& [ctr, want] : cf->costs(d.agpu, n, model::parse_params(a.spec, sets)))
                             EXPECT_EQ(got[ctr], want) << ::testing::PrintToString(sets) << " on " << dev << " n=" << n
@@ -188,7 +188,7 @@ AGPU_KERNEL void wait_for_flag(kl::gspan<std::uint32_t> flag) {
 // the run (blocks run one after another: what it waits for never comes).
 TEST(ScanLayer, VolatileAccessesFenceAndSpinWait) {
     sim::executor ex(model::resolve_device("h100"));
-    const std::vector<std::uint64_t> h{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+    const std::vector<std::uint64_t> h{1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16,
                                        17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
     auto in = ex.alloc<std::uint64_t>(32);
     auto out = ex.alloc<std::uint64_t>(32);
@@ -252,7 +252,9 @@ T look_back_on(const std::string& dev, const std::string& flags, const std::vect
                const std::vector<T>& inclusive, std::uint64_t tile) {
     sim::executor ex(model::resolve_device(dev));
     const std::size_t tiles = flags.size();
-    auto code = [](char f) { return f == 'P' ? scan::flag_prefix : f == 'A' ? scan::flag_aggregate : scan::flag_invalid; };
+    auto code = [](char f) {
+        return f == 'P' ? scan::flag_prefix : f == 'A' ? scan::flag_aggregate : scan::flag_invalid;
+    };
     scan::tile_status<T> st;
     if constexpr (sizeof(T) == 4) {
         std::vector<std::uint64_t> words(tiles);

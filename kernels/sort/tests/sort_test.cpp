@@ -23,8 +23,7 @@
 #include "agpu/sim/algorithms.hpp"
 #include "agpu/sim/executor.hpp"
 #include "agpu/validate/suite.hpp"
-#include "common/closed_form_check.hpp"
-#include "sort/sort_bounds.hpp"
+#include "common/tests/closed_form_check.hpp"
 #include "sort/sort_runs.hpp"
 
 namespace model = agpu::model;
@@ -61,7 +60,7 @@ void expect_sorted(const std::string& dev, const std::string& algo, std::uint64_
 // The simulated counts against the closed form (exact counters) and the bounds.
 void expect_counts_match(const std::string& dev, const std::string& algo, std::uint64_t n,
                          const std::vector<std::string>& sets) {
-    agpu::kernels::testing::expect_counts_match(device(dev), dev, algo, n, sets, model::sort_costs::sort_bounds);
+    agpu::kernels::testing::expect_counts_match(device(dev), dev, algo, n, sets);
 }
 
 }  // namespace
@@ -84,7 +83,8 @@ TEST(SortCorrect, MultiwayShapes) {
     for (const char* dev : devices)
         for (const char* d : {"2", "4", "auto"})
             for (const char* parts : {"0", "1", "3"})
-                for (std::uint64_t n : {std::uint64_t(255), std::uint64_t(257), std::uint64_t(2049), std::uint64_t(6000)})
+                for (std::uint64_t n :
+                     {std::uint64_t(255), std::uint64_t(257), std::uint64_t(2049), std::uint64_t(6000)})
                     expect_sorted(dev, "sort/multiway", n,
                                   {"type=u64", "values=1", "input=few", "tile=256", "chunk=64", std::string("d=") + d,
                                    std::string("parts=") + parts});
@@ -131,7 +131,8 @@ TEST(SortCorrect, PairwiseAndBitonic) {
         const std::uint64_t b = device(dev).agpu.b;
         for (std::uint64_t n : {std::uint64_t(1), b - 1, b + 1, std::uint64_t(1000), std::uint64_t(4097)}) {
             for (const char* input : {"random", "reverse", "equal"}) {
-                expect_sorted(dev, "sort/pairwise", n, {"values=1", "tile=256", "chunk=64", std::string("input=") + input});
+                expect_sorted(dev, "sort/pairwise", n,
+                              {"values=1", "tile=256", "chunk=64", std::string("input=") + input});
                 expect_sorted(dev, "sort/bitonic", n, {"type=float", "tile=256", std::string("input=") + input});
             }
             expect_sorted(dev, "sort/bitonic", n, {"type=u64", "tile=256", "input=few"});
@@ -145,7 +146,8 @@ namespace {
 // block_sort alone on `keys` (u32, u64 or float), keys alone: every tile of
 // the output must be its input tile sorted, bit for bit.
 template <class K>
-void expect_tiles_sorted(const std::string& dev, const std::vector<K>& keys, std::uint64_t tile, const std::string& what) {
+void expect_tiles_sorted(const std::string& dev, const std::vector<K>& keys, std::uint64_t tile,
+                         const std::string& what) {
     model::sort_plan::sort_shape shape;
     shape.key = "sort/multiway";
     shape.key_bytes = sizeof(K);
@@ -157,7 +159,7 @@ void expect_tiles_sorted(const std::string& dev, const std::vector<K>& keys, std
     ex.upload(in, std::span<const K>(keys));
     const sort::sorted_spans<K, std::uint32_t> out{ex.alloc<K>(n), {}};
     sort::launch_block_sort<sim::executor, K, std::uint32_t, false>(ex, pl, shape, agpu::kl::gspan<const K>(in), {},
-                                                                     out);
+                                                                    out);
     std::vector<K> got(n);
     ex.download(std::span<K>(got), out.keys);
     for (std::uint64_t t0 = 0; t0 < n; t0 += tile) {
@@ -221,7 +223,8 @@ namespace {
 // empty run has none) sorted by (key, run, sample), pivot q the one at
 // q·present/P, its tag run·per_run + sample. Keys compared bit for bit.
 template <class K>
-void expect_pivots(const std::string& dev, std::vector<K> keys, model::sort_plan::merge_pass ps, const std::string& what) {
+void expect_pivots(const std::string& dev, std::vector<K> keys, model::sort_plan::merge_pass ps,
+                   const std::string& what) {
     const std::uint64_t n = keys.size(), L = ps.run_len, d = ps.d, P = ps.parts, per_run = ps.per_run;
     for (std::uint64_t r0 = 0; r0 < n; r0 += L)
         std::stable_sort(keys.begin() + std::ptrdiff_t(r0), keys.begin() + std::ptrdiff_t(std::min(n, r0 + L)),
@@ -260,7 +263,8 @@ void expect_pivots(const std::string& dev, std::vector<K> keys, model::sort_plan
     }
 }
 
-model::sort_plan::merge_pass pivot_pass(std::uint64_t d, std::uint64_t run_len, std::uint64_t parts, std::uint64_t per_run) {
+model::sort_plan::merge_pass pivot_pass(std::uint64_t d, std::uint64_t run_len, std::uint64_t parts,
+                                        std::uint64_t per_run) {
     model::sort_plan::merge_pass ps;
     ps.d = d;
     ps.run_len = run_len;
@@ -275,12 +279,13 @@ void expect_pivots_every_input(const char* type) {
     // a last group of one run of 5 elements (its samples repeat elements) with P above its samples (pivots
     // repeated); one sample per run; samples as many as the run's elements.
     const std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t> shapes[] = {
-        {2, 256, 3, 8, 3001},   {4, 256, 16, 32, 7001},   {8, 256, 100, 256, 7001}, {16, 512, 7, 16, 10007},
-        {4, 256, 40, 16, 2053}, {8, 128, 2, 1, 5000},     {32, 256, 5, 4, 9001}};
+        {2, 256, 3, 8, 3001},   {4, 256, 16, 32, 7001}, {8, 256, 100, 256, 7001}, {16, 512, 7, 16, 10007},
+        {4, 256, 40, 16, 2053}, {8, 128, 2, 1, 5000},   {32, 256, 5, 4, 9001}};
     for (const auto& [d, L, P, per_run, n] : shapes) {
         const auto ps = pivot_pass(d, L, P, per_run);
         const std::string what = std::string(type) + " d " + std::to_string(d);
-        for (const auto& kind : sort::input_kinds()) expect_pivots("h100", sort::sort_input<K>(n, 13, kind), ps, what + " " + kind);
+        for (const auto& kind : sort::input_kinds())
+            expect_pivots("h100", sort::sort_input<K>(n, 13, kind), ps, what + " " + kind);
         expect_pivots("h100", edge_keys<K>(n), ps, what + " edges");
     }
 }
@@ -302,7 +307,8 @@ TEST(SortPivots, EqualTheSortedSamples) {
     for (const char* dev : {"h100", "small-m"})
         for (const auto& [type, values] : kinds) {
             const auto shape = model::sort_plan::shape_of(
-                "sort/multiway", model::parse_params(a.spec, {"tile=256", "chunk=64", "type=" + type, "values=" + values}));
+                "sort/multiway",
+                model::parse_params(a.spec, {"tile=256", "chunk=64", "type=" + type, "values=" + values}));
             const std::uint64_t n = 300007;
             const std::string what = type + " values=" + values;
             std::size_t split = 0;
@@ -356,9 +362,10 @@ TEST(SortClosedForm, MatchesTheSimulator) {
                                 std::uint64_t(5000)}) {
             for (const char* parts : {"1", "0"})
                 for (const char* values : {"0", "1"}) {
-                    expect_counts_match(dev, "sort/multiway", n,
-                                        {"type=u64", std::string("values=") + values, "tile=256", "chunk=64", "d=4",
-                                         std::string("parts=") + parts, std::string("warps=") + (parts[0] == '1' ? "1" : "2")});
+                    expect_counts_match(
+                        dev, "sort/multiway", n,
+                        {"type=u64", std::string("values=") + values, "tile=256", "chunk=64", "d=4",
+                         std::string("parts=") + parts, std::string("warps=") + (parts[0] == '1' ? "1" : "2")});
                     expect_counts_match(dev, "sort/pairwise", n,
                                         {std::string("values=") + values, "tile=256", "chunk=128",
                                          std::string("parts=") + parts, "input=few"});
@@ -417,10 +424,10 @@ TEST(SortPlan, BigTilesSaveMergePasses) {
     const auto h100 = device("h100").agpu;
     namespace plan = model::sort_plan;
     auto plan_of = [&](std::uint64_t n, const std::string& tile) {
-        return plan::make_plan(h100, n,
-                               plan::shape_of("sort/multiway", model::parse_params(a.spec, {"type=u32", "values=0",
-                                                                                            "chunk=256", "d=4",
-                                                                                            "tile=" + tile})));
+        return plan::make_plan(
+            h100, n,
+            plan::shape_of("sort/multiway",
+                           model::parse_params(a.spec, {"type=u32", "values=0", "chunk=256", "d=4", "tile=" + tile})));
     };
     const std::uint64_t n26 = std::uint64_t(1) << 26, n28 = std::uint64_t(1) << 28;
     EXPECT_EQ(plan_of(n26, "4096").passes.size(), 7u);
@@ -460,8 +467,8 @@ TEST(SortPlan, PivotSamplesUncapped) {
     const auto& a = sim::find_algorithm("sort/multiway");
     const auto h100 = device("h100").agpu;
     namespace plan = model::sort_plan;
-    const auto shape = plan::shape_of("sort/multiway", model::parse_params(a.spec, {"type=u32", "values=0", "chunk=256",
-                                                                                     "tile=16384", "d=4"}));
+    const auto shape = plan::shape_of(
+        "sort/multiway", model::parse_params(a.spec, {"type=u32", "values=0", "chunk=256", "tile=16384", "d=4"}));
     // The last pass: one group in min(4x the heaps, L/(8C)) ranges, rounded down to a power of two (2^26: L/(8C)
     // = 8192; 2^28: 4x the 18 heaps of 12.3 kB that M holds on each of 132 MPs, 9504, rounded down to 8192).
     for (const auto& [log2n, parts, per_run] : {std::tuple{26, 8192u, 16384u}, std::tuple{28, 8192u, 16384u}}) {
@@ -510,7 +517,8 @@ TEST(SortPlan, DFromMAndPhases) {
     // two (its samples allow it): at least half the 4x, less than the 4x and a range a group.
     bool rounded = false;
     for (const auto& ps : pl.passes)
-        if (ps.parts > 1 && ps.groups > 1 && ps.parts == std::bit_floor((plan::waves * ps.resident + ps.groups - 1) / ps.groups)) {
+        if (ps.parts > 1 && ps.groups > 1 &&
+            ps.parts == std::bit_floor((plan::waves * ps.resident + ps.groups - 1) / ps.groups)) {
             rounded = true;
             EXPECT_GE(2 * ps.parts * ps.groups, plan::waves * ps.resident);
             EXPECT_LT(ps.parts * ps.groups, plan::waves * ps.resident + ps.groups);
@@ -531,16 +539,18 @@ TEST(SortParams, BadValuesAreTypedErrors) {
     auto tiny = device("h100").agpu;
     tiny.M = 1024;
     try {
-        model::sort_plan::make_plan(tiny, 100000,
-                                    model::sort_plan::shape_of("sort/multiway", model::parse_params(a.spec, {"d=64", "tile=256"})));
+        model::sort_plan::make_plan(
+            tiny, 100000,
+            model::sort_plan::shape_of("sort/multiway", model::parse_params(a.spec, {"d=64", "tile=256"})));
         FAIL() << "no error";
     } catch (const agpu::input_error& e) {
         EXPECT_NE(std::string(e.what()).find("d=64"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("M = 1024 words"), std::string::npos) << e.what();
     }
-    EXPECT_THROW(model::sort_plan::make_plan(tiny, 100000, model::sort_plan::shape_of(
-                                                               "sort/multiway", model::parse_params(a.spec, {"tile=4096"}))),
-                 agpu::input_error);
+    EXPECT_THROW(
+        model::sort_plan::make_plan(
+            tiny, 100000, model::sort_plan::shape_of("sort/multiway", model::parse_params(a.spec, {"tile=4096"}))),
+        agpu::input_error);
     // A tile above 4096 needs keys alone on b = 32: refused, naming the tile and the rule, for pairs and on
     // b = 64; sort/bitonic does not list it.
     auto refused = [&](const std::string& dev, const std::vector<std::string>& sets) {
@@ -559,10 +569,11 @@ TEST(SortParams, BadValuesAreTypedErrors) {
     refused("h100-b64", {"values=0", "tile=16384"});
     EXPECT_THROW(model::parse_params(sim::find_algorithm("sort/bitonic").spec, {"tile=8192"}), agpu::input_error);
     // u64 keys in 16384 take 132 kB: beyond M on a half-size H100.
-    EXPECT_THROW(model::sort_plan::make_plan(device("h100-half-smem").agpu, 100000,
-                                             model::sort_plan::shape_of("sort/multiway",
-                                                                        model::parse_params(a.spec, {"type=u64", "tile=16384"}))),
-                 agpu::input_error);
+    EXPECT_THROW(
+        model::sort_plan::make_plan(
+            device("h100-half-smem").agpu, 100000,
+            model::sort_plan::shape_of("sort/multiway", model::parse_params(a.spec, {"type=u64", "tile=16384"}))),
+        agpu::input_error);
 }
 
 TEST(SortSuites, EntriesParseAndGoalsNameEntries) {

@@ -81,7 +81,8 @@ TEST(Stats, SampledRunsOnSelfFillingInput) {
     const auto dev = model::resolve_device("h100");
     sim::engine_options opt;
     opt.mode = sim::sim_mode::sampled;
-    for (const auto& [key, n] : {std::pair{"stats/fused", std::uint64_t(1) << 24}, std::pair{"stats/pairwise", std::uint64_t(1) << 18}}) {
+    for (const auto& [key, n] :
+         {std::pair{"stats/fused", std::uint64_t(1) << 24}, std::pair{"stats/pairwise", std::uint64_t(1) << 18}}) {
         const auto& a = sim::find_algorithm(key);
         const auto p = model::parse_params(a.spec, {});
         const auto small = sim::simulate(a, dev, 1000, p, 1, opt);
@@ -173,7 +174,9 @@ TEST(Stats, OnlyTheSourceFormulaLosesTheVarianceOfOffsetFloats) {
         std::vector<float> x(n);
         for (auto& v : x) v = static_cast<float>(d(rng));
         const auto want = st::reference(std::span<const float>(x));
-        const auto rel = [&](const st::results& r) { return std::abs(r[st::f_var_pop] - want[st::f_var_pop]) / want[st::f_var_pop]; };
+        const auto rel = [&](const st::results& r) {
+            return std::abs(r[st::f_var_pop] - want[st::f_var_pop]) / want[st::f_var_pop];
+        };
         const double fused = rel(on_sim(st::algo::fused, x)), serial = rel(on_sim(st::algo::serial, x));
         const double pairwise = rel(on_sim(st::algo::pairwise, x));
         EXPECT_LT(fused, 1e-3) << "n=" << n;

@@ -12,8 +12,8 @@ namespace agpu {
 class input_error : public std::runtime_error {
 public:
     input_error(std::string where, std::string rule)
-        : std::runtime_error(where.empty() ? rule : where + ": " + rule),
-          m_where(std::move(where)), m_rule(std::move(rule)) {}
+        : std::runtime_error(where.empty() ? rule : where + ": " + rule), m_where(std::move(where)),
+          m_rule(std::move(rule)) {}
     const std::string& where() const noexcept { return m_where; }
     const std::string& rule() const noexcept { return m_rule; }
 
@@ -69,7 +69,7 @@ public:
 }  // namespace agpu
 
 // Internal invariant, kept in release builds.
-#define AGPU_CHECK(cond, what)                                                    \
-    do {                                                                          \
-        if (!(cond)) ::agpu::fail_check(#cond, __FILE__, __LINE__, (what));       \
+#define AGPU_CHECK(cond, what)                                              \
+    do {                                                                    \
+        if (!(cond)) ::agpu::fail_check(#cond, __FILE__, __LINE__, (what)); \
     } while (0)

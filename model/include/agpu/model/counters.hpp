@@ -68,10 +68,11 @@ enum class aggregation : std::uint8_t { sum, max };
 
 struct counter_info {
     counter id;
-    std::string_view name;          // JSON/CSV key
+    std::string_view name;  // JSON/CSV key
     std::string_view unit;
     aggregation agg;
-    std::string_view cupti_metric;  // sm_90 metric with the same meaning ("a+b", "a-b", "a/N": sums, differences, a scaled term), "" if none
+    std::string_view
+        cupti_metric;  // sm_90 metric with the same meaning ("a+b", "a-b", "a/N": sums, differences, a scaled term), "" if none
     std::string_view description;
 };
 
@@ -85,8 +86,7 @@ inline constexpr std::array<counter_info, counter_count> counter_table{{
      "AGPU I/O: distinct b-word global blocks per warp-instruction, summed (loads, stores, atomics)"},
     {counter::global_requests, "global_requests", "requests", aggregation::sum, "",
      "global load + store requests (one per warp-instruction)"},
-    {counter::global_sectors, "global_sectors", "sectors", aggregation::sum, "",
-     "global load + store 32-byte sectors"},
+    {counter::global_sectors, "global_sectors", "sectors", aggregation::sum, "", "global load + store 32-byte sectors"},
     {counter::global_load_instructions, "global_load_instructions", "warp-instructions", aggregation::sum,
      "smsp__inst_executed_op_global_ld_pred_on_any.sum", "global load warp-instructions"},
     {counter::global_load_requests, "global_load_requests", "requests", aggregation::sum,
@@ -194,8 +194,7 @@ inline constexpr std::array<counter, 9> pipe_counters{
 // A launch's chain counter (chain_waits, chain_collectives) from its heaviest
 // block's count (block_waits, block_collectives) and its block size (b lanes
 // a warp): per warp, rounded up.
-constexpr std::uint64_t launch_chain(std::uint64_t max_block_waits, std::uint64_t block_threads,
-                                           std::uint64_t b) {
+constexpr std::uint64_t launch_chain(std::uint64_t max_block_waits, std::uint64_t block_threads, std::uint64_t b) {
     const std::uint64_t warps = b == 0 ? 0 : (block_threads + b - 1) / b;
     return warps == 0 ? 0 : (max_block_waits + warps - 1) / warps;
 }

@@ -17,7 +17,7 @@ struct machine {
     std::uint64_t M = 0;  // shared-memory words per MP
     std::uint32_t w = 0;  // word width in bits
 
-    std::uint64_t k() const { return b == 0 ? 0 : p / b; }             // MPs
+    std::uint64_t k() const { return b == 0 ? 0 : p / b; }  // MPs
     std::uint32_t word_bytes() const { return w / 8; }
     std::uint64_t block_bytes() const { return std::uint64_t(b) * word_bytes(); }  // one global block
     std::uint64_t shared_bytes() const { return M * word_bytes(); }

@@ -14,7 +14,7 @@ struct nnls_result {
     Eigen::VectorXd x;
     double residual_norm = 0;  // ||A x - b||_2
     int iterations = 0;
-    bool converged = false;    // false only if the iteration limit was hit (x is then the last feasible point)
+    bool converged = false;  // false only if the iteration limit was hit (x is then the last feasible point)
 };
 
 // A is m x n, b has m rows. Any m, n (m < n allowed). Columns of zeros get 0.

@@ -123,7 +123,7 @@ inline std::uint64_t pivot_samples(const merge_pass& ps) { return ps.groups * ps
 struct plan {
     std::uint64_t n = 0, tiles = 0, tile_bytes = 0;
     std::uint64_t block_threads = threads;  // block_sort's (sort_plan::block_threads)
-    std::vector<merge_pass> passes;  // sort/multiway and sort/pairwise
+    std::vector<merge_pass> passes;         // sort/multiway and sort/pairwise
 };
 
 // The parameters of a sort run (type, values, tile, chunk, d, parts); throws

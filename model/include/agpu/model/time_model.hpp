@@ -84,7 +84,19 @@
 namespace agpu::model {
 
 enum class time_term : std::uint8_t {
-    launch, dram, l2, step, shared, latency, dram_latency, l2_latency, atomic, blocks, chain, collective, count_
+    launch,
+    dram,
+    l2,
+    step,
+    shared,
+    latency,
+    dram_latency,
+    l2_latency,
+    atomic,
+    blocks,
+    chain,
+    collective,
+    count_
 };
 inline constexpr std::size_t time_term_count = static_cast<std::size_t>(time_term::count_);
 
@@ -97,10 +109,10 @@ std::string_view name(time_bound b);
 
 struct time_term_info {
     time_term id;
-    std::string_view name;         // JSON key of the constant
-    std::string_view constant;     // what the constant means
-    std::string_view feature;      // what it multiplies, in seconds
-    time_bound bound;              // the roofline bound it belongs to (none: added)
+    std::string_view name;          // JSON key of the constant
+    std::string_view constant;      // what the constant means
+    std::string_view feature;       // what it multiplies, in seconds
+    time_bound bound;               // the roofline bound it belongs to (none: added)
     std::optional<double> fixed{};  // a hardware rate the fit sets instead of fitting (none: fitted)
 };
 
@@ -108,8 +120,10 @@ inline constexpr std::array<time_term_info, time_term_count> time_term_table{{
     {time_term::launch, "launch", "launch overheads per launch (1: the device's launch_overhead_us)",
      "launches * hardware.launch_overhead_us", time_bound::none},
     {time_term::dram, "dram", "peak bandwidth / achieved (1: every byte at peak)",
-     "DRAM sectors * 32 B / hardware.mem_bandwidth_gbs; DRAM sectors = global + atomic sectors + max(0, 2 * global load "
-     "blocks - global load sectors), at most launches * footprint / 32 B, or at most footprint / 32 B when the footprint fits "
+     "DRAM sectors * 32 B / hardware.mem_bandwidth_gbs; DRAM sectors = global + atomic sectors + max(0, 2 * global "
+     "load "
+     "blocks - global load sectors), at most launches * footprint / 32 B, or at most footprint / 32 B when the "
+     "footprint fits "
      "in hardware.l2_bytes",
      time_bound::memory},
     {time_term::l2, "l2", "SM clocks per global block per SM served by the L2 alone",
@@ -117,7 +131,8 @@ inline constexpr std::array<time_term_info, time_term_count> time_term_table{{
     {time_term::step, "step", "SM clocks per AGPU step of the busiest MP (issue throughput)",
      "max(0, time_steps - bank_conflicts / sm_count) / hardware.sm_clock_mhz", time_bound::issue},
     {time_term::shared, "shared",
-     "SM clocks per bank-conflict wavefront per SM (the shared pipeline's replays: the hardware's one wavefront a clock, "
+     "SM clocks per bank-conflict wavefront per SM (the shared pipeline's replays: the hardware's one wavefront a "
+     "clock, "
      "not fitted)",
      "bank_conflicts / (sm_count * hardware.sm_clock_mhz)", time_bound::issue, 1.0},
     {time_term::latency, "latency", "SM clocks per step of a launch of less than one warp (nothing hides latency)",
@@ -127,7 +142,8 @@ inline constexpr std::array<time_term_info, time_term_count> time_term_table{{
      "DRAM sectors * 32 B / min(64 B, block bytes) * max(0, 1 - threads per launch / b) / hardware.sm_clock_mhz",
      time_bound::none},
     {time_term::l2_latency, "l2_latency",
-     "SM clocks per sector such a launch first reads from the L2 (what a DRAM atom brought in beside the sector missed)",
+     "SM clocks per sector such a launch first reads from the L2 (what a DRAM atom brought in beside the sector "
+     "missed)",
      "max(0, first-touch sectors - DRAM atoms) * max(0, 1 - threads per launch / b) / hardware.sm_clock_mhz; "
      "first-touch sectors = min(global + atomic sectors, footprint / 32 B)",
      time_bound::none},
@@ -204,15 +220,15 @@ inline constexpr int fit_schema_version = 10;
 // A fit: the constants and where they came from.
 struct time_fit {
     time_vector constants{};
-    std::string device;            // the device the data was measured on
-    std::string date;              // ISO 8601, when the fit was made
-    std::string commit;            // agpu's commit that made it
+    std::string device;  // the device the data was measured on
+    std::string date;    // ISO 8601, when the fit was made
+    std::string commit;  // agpu's commit that made it
     std::vector<std::string> datasets;
     // The datasets of another device it was checked on (agpu fit --check with
     // --data): the report's default cross-device check. Optional in the file.
     std::vector<std::string> check_datasets;
     nlohmann::json quality = nlohmann::json::object();  // errors of the fit (validate/fit.hpp), kept as written
-    std::string source;            // where it was read from ("" if made here)
+    std::string source;                                 // where it was read from ("" if made here)
 };
 
 // JSON in and out. Reading checks the schema ("agpu.fit/N": N other than this

@@ -26,9 +26,9 @@ struct table {
 };
 
 struct chart {
-    std::string id;       // unique in the report: data/<id>.csv, data/<id>.json
+    std::string id;  // unique in the report: data/<id>.csv, data/<id>.json
     std::string title;
-    std::string caption;  // what to read from it
+    std::string caption;                            // what to read from it
     nlohmann::json rows = nlohmann::json::array();  // flat objects of numbers and strings: the data behind the chart
     nlohmann::json spec;  // a Vega-Lite spec without data; rendering puts the rows in data.values
 };

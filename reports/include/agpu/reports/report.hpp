@@ -36,7 +36,7 @@ struct report_options {
     std::filesystem::path sampled_table;
     // A run is simulated only when its exact simulation is estimated under this.
     double max_simulation_s = 2;
-    unsigned threads = 0;  // simulations at once; 0: one per core
+    unsigned threads = 0;                              // simulations at once; 0: one per core
     std::function<void(const std::string&)> progress;  // a line per step
 };
 

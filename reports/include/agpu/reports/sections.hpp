@@ -56,7 +56,7 @@ struct counter_point {
 };
 
 struct family_records {
-    std::string family;                          // "stats"
+    std::string family;                           // "stats"
     std::map<std::string, std::string> formulas;  // algo -> closed-form formula ("" where none)
     std::vector<scaling_point> scaling;
     std::vector<seconds_point> seconds;  // measured runs, predicted from the fit on their own device
@@ -85,8 +85,8 @@ section cross_device_section(const std::string& fit_device, const std::vector<se
 struct sweep_point {
     std::string algo;
     std::uint64_t n = 0;
-    std::string param;  // a sweep parameter (model/sweep.hpp), or "preset" for a hypothetical preset
-    std::string device;  // the swept device's id
+    std::string param;                 // a sweep parameter (model/sweep.hpp), or "preset" for a hypothetical preset
+    std::string device;                // the swept device's id
     double value = 0, base_value = 0;  // the parameter's value, and the base device's
     double seconds = 0, base_seconds = 0;
     std::string bound;  // "dram" or "step"
@@ -105,10 +105,10 @@ struct pairwise_row {
 // Why stats/pairwise is not O(log N): each round moves the whole array.
 section pairwise_question(const std::string& device, const std::vector<pairwise_row>& rows);
 
-// Floyd-Warshall's tile size per device: N_b / N_c (bytes per operation) at
-// each t against the device's bandwidth / compute ratio; the smallest t with
-// N_b / N_c below it, and whether three t x t tiles fit in a block's shared memory.
-double fw_bytes_per_op(double n, double t, double d);
+// Floyd-Warshall's tile size per device: N_b / N_c (bytes per operation,
+// model::floyd_warshall_bytes and _operations) at each t against the device's
+// bandwidth / compute ratio; the smallest t with N_b / N_c below it, and
+// whether three t x t tiles fit in a block's shared memory.
 section tile_question(const std::vector<model::device>& devices, std::uint64_t n, const std::vector<int>& tiles,
                       int element_bytes);
 
@@ -119,8 +119,8 @@ struct sort_io_row {
     std::uint64_t n = 0;
     double multiway_low = 0, multiway_high = 0, pairwise_low = 0, pairwise_high = 0, lower_bound = 0;
 };
-// The multiway sort's I/O against the pairwise sort's and Omega((n/b) log_{M/b}(n/b)).
-double sort_io_lower_bound(double n_words, double b, double M);
+// The multiway sort's I/O against the pairwise sort's and Omega((n/b)
+// log_{M/b}(n/b)) (model::sort_io_lower_bound).
 section sort_question(const model::device& d, const std::vector<sort_io_row>& rows);
 
 // ---------------------------------------------------------------- sampled simulation against exact
@@ -136,7 +136,7 @@ struct sampled_counter {
     std::uint64_t blocks_recorded = 0, blocks_total = 0;
     std::string counter;
     double exact = 0, sampled = 0;
-    double relative_error = 0;  // (sampled - exact) / exact; where exact is 0, the sampled value
+    double relative_error = 0;          // (sampled - exact) / exact; where exact is 0, the sampled value
     std::optional<double> reported_95;  // the sampled run's 95% error (a fraction)
 };
 

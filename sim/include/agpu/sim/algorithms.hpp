@@ -28,7 +28,7 @@ struct algorithm {
     std::function<std::uint64_t(std::uint64_t n, const model::param_values& p)> device_bytes = {};
     // Optional: the lane accesses a sampled run records, estimated, where the
     // algorithm's sampled run is not a share of its exact one (the sorts'
-    // synthesized inputs: kernels/sort/sort_sampled.hpp); 0 where it is.
+    // synthesized inputs: sim/estimators/sort_sampled.hpp); 0 where it is.
     std::function<double(const model::machine&, std::uint64_t n, const model::param_values& p)> sampled_lanes = {};
 };
 
@@ -36,7 +36,6 @@ struct algorithm {
 std::vector<const algorithm*> algorithms();
 // Throws input_error naming the key and listing the known ones.
 const algorithm& find_algorithm(const std::string& key);
-
 
 struct algorithm_registrar {
     explicit algorithm_registrar(algorithm a);
@@ -75,5 +74,7 @@ nlohmann::json errors_to_json(const std::array<double, counter_count>& e);
 #define AGPU_SIM_CAT2(a, b) a##b
 #define AGPU_SIM_CAT(a, b) AGPU_SIM_CAT2(a, b)
 // AGPU_REGISTER_SIM_ALGORITHM(spec, run[, device_bytes[, sampled_lanes]]): one line beside an algorithm's kernels.
-#define AGPU_REGISTER_SIM_ALGORITHM(spec, run, ...) \
-    static const ::agpu::sim::algorithm_registrar AGPU_SIM_CAT(agpu_sim_algorithm_, __LINE__) { {spec, run, __VA_ARGS__} }
+#define AGPU_REGISTER_SIM_ALGORITHM(spec, run, ...)                                             \
+    static const ::agpu::sim::algorithm_registrar AGPU_SIM_CAT(agpu_sim_algorithm_, __LINE__) { \
+        { spec, run, __VA_ARGS__ }                                                              \
+    }

@@ -26,15 +26,10 @@
 #include "agpu/errors.hpp"
 #include "agpu/kl/kl.hpp"
 #include "agpu/model/device.hpp"
-#include "agpu/model/counters.hpp"
+#include "agpu/sim/estimator.hpp"
+#include "agpu/sim/record.hpp"
 
 namespace agpu::sim {
-
-using model::counter;
-using model::counts;
-using model::counter_table;
-using model::counter_count;
-using model::aggregation;
 
 // How a launch's thread blocks are simulated. exact: every block recorded
 // and costed. sampled: a launch of more than 2·sample_strata + 2 blocks has
@@ -45,46 +40,12 @@ using model::aggregation;
 enum class sim_mode : std::uint8_t { exact, sampled };
 std::string to_string(sim_mode m);
 
-// How a launch's counters were obtained: every block recorded; a stratified
-// sample of blocks extrapolated; or sampled blocks (whole, or run on shortened
-// work) with counters taken as linear in each block's work
-// (executor::record_work_launch).
-enum class launch_estimate : std::uint8_t { exact, stratified, linear };
-std::string to_string(launch_estimate e);
-
-struct launch_record {
-    std::string kernel;
-    kl::dim3 grid, block;
-    std::size_t dynamic_shared_bytes = 0;
-    counts c;          // this launch's counters (launches = 1); extrapolated where sampled
-    std::uint64_t mps_used = 0;
-    launch_estimate estimate = launch_estimate::exact;
-    std::uint64_t blocks_recorded = 0;  // recorded (linear: probed, shortened); the rest ran unrecorded or were skipped
-    std::uint64_t blocks_skipped = 0;   // not run (sampled: data-independent launches, synthesized inputs)
-    std::uint64_t blocks_shortened = 0; // of the recorded, run on shortened work only (linear launches' probes)
-    // Sampled launches: the estimated variance of each counter's extrapolated
-    // value (0 where exact: every counter of an exact launch, and launches,
-    // thread blocks, threads, shared words always).
-    std::array<double, counter_count> variance{};
-    bool sampled() const;
-};
-
-struct run_record {
-    std::vector<launch_record> launches;
-    counts totals() const;  // every launch merged by each counter's aggregation
-    bool sampled() const;   // some launch was sampled
-    std::uint64_t blocks_skipped() const;
-    // Half-width of the 95% confidence interval of each total, relative to the
-    // total (0 where exact): 1.96·sqrt(sum of the launches' variances)/total.
-    std::array<double, counter_count> relative_error_95() const;
-};
-
 struct engine_options {
     std::size_t stack_bytes = 256 * 1024;  // per simulated thread; kernels with big local arrays need more
     std::size_t chunk_records = 256;       // a thread yields after this many records (bounds memory)
     sim_mode mode = sim_mode::exact;
-    std::uint64_t sample_strata = 48;      // sampled mode: strata (one recorded block each) per launch
-    std::uint64_t sample_seed = 0x5eed;    // sampled mode: which block of each stratum
+    std::uint64_t sample_strata = 48;    // sampled mode: strata (one recorded block each) per launch
+    std::uint64_t sample_seed = 0x5eed;  // sampled mode: which block of each stratum
     // Host threads that run the blocks of one launch (0: one per core). Block 0
     // runs first, alone; if it made a global atomic (blocks that talk through
     // atomics, such as a decoupled look-back, depend on running in block
@@ -106,23 +67,6 @@ std::uint64_t host_available_bytes();
 // engine_options::device_memory_limit, or half the host's available memory.
 std::uint64_t device_memory_limit(const engine_options& opt);
 std::string gib(std::uint64_t bytes);  // "1.50 GiB"
-
-// One block's counters and steps (executor::run_blocks).
-struct block_sample {
-    std::uint64_t block = 0;
-    counts c;
-    std::uint64_t steps = 0;
-};
-
-// A block's counters and steps after `work` units of its work (keys merged,
-// say): all of it, or a shortened run of it (executor::record_work_launch);
-// `known`: the part of them the caller knows without the data (0 if none).
-struct work_sample {
-    std::uint64_t block = 0;
-    std::uint64_t work = 0;
-    block_sample at;
-    block_sample known{};
-};
 
 // Too little host memory for the simulated device memory a run needs.
 class host_memory_error : public input_error {
@@ -157,7 +101,7 @@ public:
     // were filled before). Memory no kernel touches costs no host memory, and
     // it is not counted against the limit. Without fill: zeros, for outputs
     // no one reads. For drivers that synthesize a sampled run's inputs
-    // (kernels/sort/sort_sampled.hpp); a kernel reads real values, never poison.
+    // (sim/estimators/sort_sampled.hpp); a kernel reads real values, never poison.
     static constexpr std::size_t synth_unit_bytes = 128;
     template <class T, class Fill>
     kl::gspan<T> alloc_synthesized(std::size_t n, Fill fill) {
@@ -207,9 +151,8 @@ public:
     template <class... P, class... A>
     void launch(std::string_view name, void (*kernel)(P...), kl::dim3 grid, kl::dim3 block,
                 std::size_t dynamic_shared_bytes, A&&... args) {
-        erased(
-            [&](void (*body)(void*), void* arg) { run_launch(name, grid, block, dynamic_shared_bytes, body, arg); },
-            kernel, std::forward<A>(args)...);
+        erased([&](void (*body)(void*), void* arg) { run_launch(name, grid, block, dynamic_shared_bytes, body, arg); },
+               kernel, std::forward<A>(args)...);
     }
 
     // Declares that nothing needs the outputs of the unrecorded blocks of the
@@ -224,7 +167,7 @@ public:
 
     // Sampled runs on synthesized inputs. A driver that makes each launch's
     // inputs itself, in distribution those the run would have computed (sorted
-    // runs of random keys: kernels/sort/sort_sampled.hpp), declares the
+    // runs of random keys: sim/estimators/sort_sampled.hpp), declares the
     // launches that follow synthesized: since their recorded blocks see a
     // sample of the data's distribution rather than the run's own data, each
     // counter's variance takes the deviation of the run's own blocks from their
@@ -233,7 +176,8 @@ public:
     void set_synthesized(bool on) { m_synthesized = on; }
     // Strata of the sampled launches that follow (0: engine_options::sample_strata).
     void set_sample_strata(std::uint64_t strata) { m_strata = strata; }
-    // `count` blocks of a launch of `nblocks` to sample (record_work_launch):
+    // `count` blocks of a launch of `nblocks` to sample (record_work_launch,
+    // plan_probes):
     // one drawn at random (fixed seed, per launch) from each of `count` equal
     // strata, so that every block is as likely to be probed; every block when
     // count >= nblocks.
@@ -252,39 +196,10 @@ public:
             },
             kernel, std::forward<A>(args)...);
     }
-    // Adds to record() a launch of kernel `name` estimated from samples of its
-    // blocks, each block's counters taken as linear in its work: block b does
-    // work[b] units (keys merged, say; one entry per block) and costs
-    // A + B·work[b], A and B of its class (klass[b], or one class when empty).
-    // `samples` are points (block, work done, counters): whole blocks, or
-    // blocks run on shortened work (run_blocks; two lengths each). Blocks in
-    // `themselves` (sampled whole) count as themselves; every other block by
-    // its class's line, fitted by least squares over the class's other
-    // samples' points (B = 0 where they all did the same work). A total's
-    // variance: a jackknife over each class's sampled blocks (Student's t for
-    // their number less one; factor 1 - S/N, or 1 + S/N on synthesized data).
-    // Time: every modeled block's steps from its line at its work, with noise
-    // of the class's spread about it, placed on the MPs as in an exact run:
-    // the mean over replications. On synthesized data, where typical_work is
-    // given (a block's expected work, say its place's mean over the groups),
-    // each replication also draws a block's work as typical plus a deviation
-    // drawn from the launch's: the run's own blocks deviate otherwise. The
-    // linear model is the caller's claim about its kernel, to be measured
-    // (sim/README.md). `known` (one per block, or empty): the part of each
-    // block's counters and steps the caller computes without the data (the
-    // global accesses that its ranges fix, say): the model takes the rest
-    // (samples less their own known part), and each block's known part is
-    // added as it is, a block counted as itself included (its sample less the
-    // sample's own known part, plus known[b]). known[b] may be an expectation
-    // over what the run's data would give (where its ranges fall, say):
-    // `known_variance` (one per counter, time_steps for the steps; or empty)
-    // is then the variance of the run's known parts' total about it, added to
-    // each total's.
-    void record_work_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, std::size_t dynamic_shared_bytes,
-                            std::span<const std::uint64_t> work, std::span<const std::uint8_t> klass,
-                            std::span<const double> typical_work, std::span<const block_sample> known,
-                            std::span<const work_sample> samples, std::span<const std::uint64_t> themselves,
-                            std::span<const double> known_variance = {});
+    // Adds to record() a launch estimated from samples of its blocks, each
+    // block's counters taken as linear in its work (estimator.hpp,
+    // estimate_linear); the launch is checked as a launch would be.
+    void record_work_launch(const work_launch& w);
 
     const run_record& record() const { return m_record; }
     void clear_record() { m_record = {}; }

@@ -24,7 +24,7 @@ std::string to_string(count_source s);
 struct model_counts {
     model::counts totals;
     count_source source = count_source::closed_form;
-    sim_mode mode = sim_mode::exact;  // the simulator's (closed forms: exact)
+    sim_mode mode = sim_mode::exact;                               // the simulator's (closed forms: exact)
     std::array<double, model::counter_count> relative_error_95{};  // sampled: per counter (run_record)
     std::vector<launch_record> launches;  // per launch: the simulator's only (closed forms give totals)
     check_result check;                   // the simulator's check; closed forms: passed, "not run"
@@ -68,8 +68,8 @@ struct count_options {
     // the host's load (the fit's samples): then the estimate alone decides.
     bool stop_on_measured_pace = true;
     mode_request mode = mode_request::automatic;
-    unsigned threads = 0;                           // engine_options::threads
-    std::function<void(std::uint64_t)> progress;    // engine_options::progress
+    unsigned threads = 0;                         // engine_options::threads
+    std::function<void(std::uint64_t)> progress;  // engine_options::progress
 };
 
 // Thrown instead of starting a simulation estimated to take longer than

@@ -18,7 +18,7 @@ struct bench_row {
     std::string label;  // the suite entry: "algo name=value;..."
     std::string algo, params;
     std::uint64_t n = 0;
-    bool passed = false;               // the run's check
+    bool passed = false;                       // the run's check
     std::optional<double> ms, ms_min, ms_max;  // median and spread of the run's time
     std::optional<double> bytes_per_s, items_per_s;
     // Global load + store sectors summed over the run's launches (CUPTI);

@@ -65,15 +65,17 @@ public:
     void synchronize();
 
     template <class... P, class... A>
-    void launch(std::string_view name, void (*kernel)(P...), ::dim3 grid, ::dim3 block, std::size_t dynamic_shared_bytes,
-                A&&... args) {
+    void launch(std::string_view name, void (*kernel)(P...), ::dim3 grid, ::dim3 block,
+                std::size_t dynamic_shared_bytes, A&&... args) {
         static_assert(sizeof...(P) == sizeof...(A), "launch: wrong number of kernel arguments");
         std::tuple<std::decay_t<P>...> params(std::forward<A>(args)...);
         void* ptrs[sizeof...(P) + 1] = {};
-        std::apply([&](auto&... p) {
-            std::size_t i = 0;
-            ((ptrs[i++] = static_cast<void*>(&p)), ...);
-        }, params);
+        std::apply(
+            [&](auto&... p) {
+                std::size_t i = 0;
+                ((ptrs[i++] = static_cast<void*>(&p)), ...);
+            },
+            params);
         launch_raw(name, reinterpret_cast<const void*>(kernel), grid, block, dynamic_shared_bytes, ptrs);
     }
 
@@ -103,7 +105,8 @@ public:
 private:
     void* allocate_bytes(std::size_t bytes);
     void copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind);
-    void launch_raw(std::string_view name, const void* kernel, ::dim3 grid, ::dim3 block, std::size_t smem, void** args);
+    void launch_raw(std::string_view name, const void* kernel, ::dim3 grid, ::dim3 block, std::size_t smem,
+                    void** args);
     void flush_l2();
     // Holds the stream until release_hold() (validate/src/stream_hold.hpp);
     // everything that may wait for the GPU releases it first.

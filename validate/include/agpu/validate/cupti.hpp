@@ -13,8 +13,8 @@
 #include <string_view>
 #include <utility>
 
-#include "agpu/errors.hpp"
 #include <vector>
+#include "agpu/errors.hpp"
 
 namespace agpu::validate {
 
@@ -26,9 +26,9 @@ public:
 };
 
 struct cupti_status {
-    bool available = false;        // range profiling can run on the current device now
-    std::string reason;            // why not, when !available
-    std::uint32_t api_version = 0; // CUPTI_API_VERSION of the loaded library (e.g. 130001); 0 if unknown
+    bool available = false;         // range profiling can run on the current device now
+    std::string reason;             // why not, when !available
+    std::uint32_t api_version = 0;  // CUPTI_API_VERSION of the loaded library (e.g. 130001); 0 if unknown
 };
 
 // Never throws. available=false with a reason when this build has no CUPTI,
@@ -49,17 +49,17 @@ std::vector<std::string> cupti_metrics_not_offered(const std::string& chip, cons
 
 // One profiled range: in auto-range mode, one kernel launch.
 struct cupti_range {
-    std::string name;                            // CUPTI's range name ("0", "1", ... in auto-range mode)
-    std::vector<std::optional<double>> values;   // values[i] for metrics[i]; nullopt = not offered / not evaluated
+    std::string name;                           // CUPTI's range name ("0", "1", ... in auto-range mode)
+    std::vector<std::optional<double>> values;  // values[i] for metrics[i]; nullopt = not offered / not evaluated
 };
 
 struct cupti_result {
-    std::string chip;                   // e.g. "GH100"
-    std::vector<std::string> metrics;   // as requested, in order
-    std::vector<std::string> missing;   // requested metrics the GPU does not offer, each "name: reason"
-    std::size_t passes = 0;             // passes the configured metric set needed
-    std::string mode;                   // "auto-range/kernel-replay" or "auto-range/user-replay"
-    std::vector<cupti_range> ranges;    // one per kernel launch, in launch order
+    std::string chip;                  // e.g. "GH100"
+    std::vector<std::string> metrics;  // as requested, in order
+    std::vector<std::string> missing;  // requested metrics the GPU does not offer, each "name: reason"
+    std::size_t passes = 0;            // passes the configured metric set needed
+    std::string mode;                  // "auto-range/kernel-replay" or "auto-range/user-replay"
+    std::vector<cupti_range> ranges;   // one per kernel launch, in launch order
 };
 
 // Runs `launch_all` on the current device under the range profiler and returns

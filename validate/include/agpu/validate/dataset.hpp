@@ -14,8 +14,8 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <map>
 #include <istream>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -30,17 +30,17 @@ inline constexpr const char* provenance_schema = "agpu.provenance/1";
 
 // One row of measurements.csv.
 struct measurement {
-    std::string run_id;    // algo, n, params and seed: "micro/global-stride n=65536 op=load;stride=4 seed=1"
+    std::string run_id;  // algo, n, params and seed: "micro/global-stride n=65536 op=load;stride=4 seed=1"
     std::string algo;
     std::uint64_t n = 0;
-    std::string params;    // "name=value;name=value" in name order
+    std::string params;  // "name=value;name=value" in name order
     std::uint64_t seed = 0;
-    std::string launch;    // launch index, or "run" for a row about the whole run
+    std::string launch;  // launch index, or "run" for a row about the whole run
     std::string kernel;
-    std::string counter;   // a counter-table name, a hardware-metric name, or time_ms / check / ...
+    std::string counter;          // a counter-table name, a hardware-metric name, or time_ms / check / ...
     std::optional<double> value;  // nullopt: the GPU does not offer the metric (written NA)
     std::string unit;
-    std::string note;      // why a value is missing, or a check's detail
+    std::string note;  // why a value is missing, or a check's detail
 };
 
 // Splits one CSV record (RFC 4180, no newlines inside fields) into `out`;

@@ -42,10 +42,12 @@ struct gpu_algorithm_registrar {
 #define AGPU_GPU_CAT2(a, b) a##b
 #define AGPU_GPU_CAT(a, b) AGPU_GPU_CAT2(a, b)
 // AGPU_REGISTER_GPU_ALGORITHM(key, run): one line beside an algorithm's kernels.
-#define AGPU_REGISTER_GPU_ALGORITHM(key, run) \
-    static const ::agpu::validate::gpu_algorithm_registrar AGPU_GPU_CAT(agpu_gpu_algorithm_, __LINE__) { {key, run} }
+#define AGPU_REGISTER_GPU_ALGORITHM(key, run)                                                            \
+    static const ::agpu::validate::gpu_algorithm_registrar AGPU_GPU_CAT(agpu_gpu_algorithm_, __LINE__) { \
+        { key, run }                                                                                     \
+    }
 // AGPU_REGISTER_GPU_BASELINE(spec, run): a GPU-only baseline (CUB, Thrust, a copy).
-#define AGPU_REGISTER_GPU_BASELINE(spec, run)                                                               \
+#define AGPU_REGISTER_GPU_BASELINE(spec, run)                                                           \
     static const ::agpu::validate::gpu_algorithm_registrar AGPU_GPU_CAT(agpu_gpu_baseline_, __LINE__) { \
-        { (spec).key, run, (spec) }                                                                         \
+        { (spec).key, run, (spec) }                                                                     \
     }

@@ -66,9 +66,9 @@ struct suite_registrar {
 };
 
 struct measure_options {
-    unsigned warmup = 2;    // untimed runs first (module load, first-touch)
-    unsigned reps = 10;     // timed runs; the median and the spread are kept
-    bool counters = true;   // one more run under the CUPTI range profiler
+    unsigned warmup = 2;   // untimed runs first (module load, first-touch)
+    unsigned reps = 10;    // timed runs; the median and the spread are kept
+    bool counters = true;  // one more run under the CUPTI range profiler
     std::uint64_t seed = 1;
 };
 

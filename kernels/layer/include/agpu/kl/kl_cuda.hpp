@@ -66,18 +66,30 @@ public:
         if (on) m_data[i] = v;
     }
     AGPU_DEVICE value_type load_volatile(std::size_t i) const { return static_cast<const volatile T*>(m_data)[i]; }
-    AGPU_DEVICE void store_volatile(std::size_t i, const value_type& v) const { static_cast<volatile T*>(m_data)[i] = v; }
-    AGPU_DEVICE value_type atomic_add(std::size_t i, value_type v) const { return value_type(atomicAdd(bits(i), atomic_bits<T>(v))); }
-    AGPU_DEVICE value_type atomic_min(std::size_t i, value_type v) const { return value_type(atomicMin(ordered(i), atomic_ordered<T>(v))); }
-    AGPU_DEVICE value_type atomic_max(std::size_t i, value_type v) const { return value_type(atomicMax(ordered(i), atomic_ordered<T>(v))); }
-    AGPU_DEVICE value_type atomic_exch(std::size_t i, value_type v) const { return value_type(atomicExch(bits(i), atomic_bits<T>(v))); }
+    AGPU_DEVICE void store_volatile(std::size_t i, const value_type& v) const {
+        static_cast<volatile T*>(m_data)[i] = v;
+    }
+    AGPU_DEVICE value_type atomic_add(std::size_t i, value_type v) const {
+        return value_type(atomicAdd(bits(i), atomic_bits<T>(v)));
+    }
+    AGPU_DEVICE value_type atomic_min(std::size_t i, value_type v) const {
+        return value_type(atomicMin(ordered(i), atomic_ordered<T>(v)));
+    }
+    AGPU_DEVICE value_type atomic_max(std::size_t i, value_type v) const {
+        return value_type(atomicMax(ordered(i), atomic_ordered<T>(v)));
+    }
+    AGPU_DEVICE value_type atomic_exch(std::size_t i, value_type v) const {
+        return value_type(atomicExch(bits(i), atomic_bits<T>(v)));
+    }
     AGPU_DEVICE value_type atomic_cas(std::size_t i, value_type expected, value_type v) const {
         return value_type(atomicCAS(bits(i), atomic_bits<T>(expected), atomic_bits<T>(v)));
     }
 
 protected:
     AGPU_DEVICE atomic_bits<T>* bits(std::size_t i) const { return reinterpret_cast<atomic_bits<T>*>(m_data + i); }
-    AGPU_DEVICE atomic_ordered<T>* ordered(std::size_t i) const { return reinterpret_cast<atomic_ordered<T>*>(m_data + i); }
+    AGPU_DEVICE atomic_ordered<T>* ordered(std::size_t i) const {
+        return reinterpret_cast<atomic_ordered<T>*>(m_data + i);
+    }
     T* m_data = nullptr;
     std::size_t m_size = 0;
 };
@@ -90,10 +102,15 @@ class gspan : public detail::span_base<T> {
 public:
     using detail::span_base<T>::span_base;
     // gspan<T> converts to gspan<const T>.
+    // (clang-format 14 misplaces a requires clause)
+    // clang-format off
     template <class U>
         requires std::is_same_v<const U, T>
     AGPU_HOST_DEVICE gspan(const gspan<U>& o) : detail::span_base<T>(o.data(), o.size()) {}
-    AGPU_HOST_DEVICE gspan subspan(std::size_t offset, std::size_t count) const { return {this->m_data + offset, count}; }
+    // clang-format on
+    AGPU_HOST_DEVICE gspan subspan(std::size_t offset, std::size_t count) const {
+        return {this->m_data + offset, count};
+    }
 };
 
 // Shared memory: a span of T in the block's shared memory. Same interface.
@@ -101,12 +118,14 @@ template <class T>
 class sspan : public detail::span_base<T> {
 public:
     using detail::span_base<T>::span_base;
-    AGPU_HOST_DEVICE sspan subspan(std::size_t offset, std::size_t count) const { return {this->m_data + offset, count}; }
+    AGPU_HOST_DEVICE sspan subspan(std::size_t offset, std::size_t count) const {
+        return {this->m_data + offset, count};
+    }
 };
 
 // Static shared array: AGPU_SHARED(float, tile, 256); then tile.load(i) ...
-#define AGPU_SHARED(T, name, count)                       \
-    __shared__ T agpu_shared_storage_##name[(count)];     \
+#define AGPU_SHARED(T, name, count)                   \
+    __shared__ T agpu_shared_storage_##name[(count)]; \
     const ::agpu::kl::sspan<T> name { agpu_shared_storage_##name, (count) }
 
 AGPU_DEVICE unsigned dynamic_shared_bytes() {
@@ -128,17 +147,27 @@ AGPU_DEVICE void spin_wait(unsigned ns) { __nanosleep(ns); }
 AGPU_DEVICE void sync_warp(lane_mask mask = 0xffffffffu) { __syncwarp(mask); }
 
 template <class T>
-AGPU_DEVICE T shfl(T v, int src_lane, lane_mask mask = 0xffffffffu, int width = 32) { return __shfl_sync(mask, v, src_lane, width); }
+AGPU_DEVICE T shfl(T v, int src_lane, lane_mask mask = 0xffffffffu, int width = 32) {
+    return __shfl_sync(mask, v, src_lane, width);
+}
 template <class T>
-AGPU_DEVICE T shfl_up(T v, unsigned delta, lane_mask mask = 0xffffffffu, int width = 32) { return __shfl_up_sync(mask, v, delta, width); }
+AGPU_DEVICE T shfl_up(T v, unsigned delta, lane_mask mask = 0xffffffffu, int width = 32) {
+    return __shfl_up_sync(mask, v, delta, width);
+}
 template <class T>
-AGPU_DEVICE T shfl_down(T v, unsigned delta, lane_mask mask = 0xffffffffu, int width = 32) { return __shfl_down_sync(mask, v, delta, width); }
+AGPU_DEVICE T shfl_down(T v, unsigned delta, lane_mask mask = 0xffffffffu, int width = 32) {
+    return __shfl_down_sync(mask, v, delta, width);
+}
 template <class T>
-AGPU_DEVICE T shfl_xor(T v, int lane_bits, lane_mask mask = 0xffffffffu, int width = 32) { return __shfl_xor_sync(mask, v, lane_bits, width); }
+AGPU_DEVICE T shfl_xor(T v, int lane_bits, lane_mask mask = 0xffffffffu, int width = 32) {
+    return __shfl_xor_sync(mask, v, lane_bits, width);
+}
 AGPU_DEVICE lane_mask ballot(bool pred, lane_mask mask = 0xffffffffu) { return __ballot_sync(mask, pred); }
 AGPU_DEVICE bool any(bool pred, lane_mask mask = 0xffffffffu) { return __any_sync(mask, pred); }
 AGPU_DEVICE bool all(bool pred, lane_mask mask = 0xffffffffu) { return __all_sync(mask, pred); }
-AGPU_DEVICE std::uint32_t reduce_add(std::uint32_t v, lane_mask mask = 0xffffffffu) { return __reduce_add_sync(mask, v); }  // sm_80 on: one REDUX
+AGPU_DEVICE std::uint32_t reduce_add(std::uint32_t v, lane_mask mask = 0xffffffffu) {
+    return __reduce_add_sync(mask, v);
+}  // sm_80 on: one REDUX
 
 // v, hidden from the optimiser: an address computed from it is computed
 // again rather than kept in a register since its first use.
@@ -158,7 +187,9 @@ AGPU_DEVICE std::uint32_t fma_one() {
 // (ptxas turns a predicated move or add back into a SEL; not a multiply by a
 // value it cannot see). For kernels whose ALU pipe binds.
 AGPU_DEVICE std::uint32_t fma_pick(bool p, std::uint32_t a, std::uint32_t b, std::uint32_t one) {
-    asm("{ .reg .pred q; setp.ne.u32 q, %1, 0; @q mul.lo.u32 %0, %2, %3; }" : "+r"(b) : "r"(std::uint32_t(p)), "r"(a), "r"(one));
+    asm("{ .reg .pred q; setp.ne.u32 q, %1, 0; @q mul.lo.u32 %0, %2, %3; }"
+        : "+r"(b)
+        : "r"(std::uint32_t(p)), "r"(a), "r"(one));
     return b;
 }
 AGPU_DEVICE int popc(unsigned x) { return __popc(x); }
@@ -167,9 +198,13 @@ AGPU_DEVICE int popc(unsigned long x) { return __popcll(x); }
 AGPU_DEVICE int clz(unsigned x) { return __clz(x); }
 AGPU_DEVICE int clz(unsigned long long x) { return __clzll(x); }
 template <class T>
-AGPU_HOST_DEVICE T min(T a, T b) { return b < a ? b : a; }
+AGPU_HOST_DEVICE T min(T a, T b) {
+    return b < a ? b : a;
+}
 template <class T>
-AGPU_HOST_DEVICE T max(T a, T b) { return a < b ? b : a; }
+AGPU_HOST_DEVICE T max(T a, T b) {
+    return a < b ? b : a;
+}
 // min(a + b, c) and max(a + b, c): one VIADDMNMX on sm_90 (DPX).
 AGPU_DEVICE int add_min(int a, int b, int c) { return __viaddmin_s32(a, b, c); }
 AGPU_DEVICE int add_max(int a, int b, int c) { return __viaddmax_s32(a, b, c); }

@@ -90,12 +90,15 @@ public:
         hook::access(Space, hook::kind::load, m_data + i, sizeof(T), i, m_size, l);
         return m_data[i];
     }
+    // (clang-format 14 misplaces a requires clause)
+    // clang-format off
     void store(std::size_t i, const value_type& v, loc l = loc::current()) const
         requires(!std::is_const_v<T>)
     {
         hook::access(Space, hook::kind::store, m_data + i, sizeof(T), i, m_size, l);
         m_data[i] = v;
     }
+    // clang-format on
     // Predicated accesses: the lanes where `on` is false take part in the
     // warp-instruction without touching memory (SIMT predication), so the
     // instructions of an unrolled loop stay one per iteration whichever lanes
@@ -105,6 +108,8 @@ public:
         hook::skip(Space, hook::kind::load, l);
         return otherwise;
     }
+    // (clang-format 14 misplaces a requires clause)
+    // clang-format off
     void store_if(bool on, std::size_t i, const value_type& v, loc l = loc::current()) const
         requires(!std::is_const_v<T>)
     {
@@ -113,29 +118,44 @@ public:
         else
             hook::skip(Space, hook::kind::store, l);
     }
+    // clang-format on
     // Volatile accesses: on the GPU they bypass the L1 and are never merged or
     // hoisted (flags polled across blocks); here a load and a store like any other.
     value_type load_volatile(std::size_t i, loc l = loc::current()) const { return load(i, l); }
+    // (clang-format 14 misplaces a requires clause)
+    // clang-format off
     void store_volatile(std::size_t i, const value_type& v, loc l = loc::current()) const
         requires(!std::is_const_v<T>)
     {
         store(i, v, l);
     }
-    value_type atomic_add(std::size_t i, value_type v, loc l = loc::current()) const { return atomic(i, hook::atomic_op::add, v, {}, l); }
-    value_type atomic_min(std::size_t i, value_type v, loc l = loc::current()) const { return atomic(i, hook::atomic_op::min, v, {}, l); }
-    value_type atomic_max(std::size_t i, value_type v, loc l = loc::current()) const { return atomic(i, hook::atomic_op::max, v, {}, l); }
-    value_type atomic_exch(std::size_t i, value_type v, loc l = loc::current()) const { return atomic(i, hook::atomic_op::exch, v, {}, l); }
+    // clang-format on
+    value_type atomic_add(std::size_t i, value_type v, loc l = loc::current()) const {
+        return atomic(i, hook::atomic_op::add, v, {}, l);
+    }
+    value_type atomic_min(std::size_t i, value_type v, loc l = loc::current()) const {
+        return atomic(i, hook::atomic_op::min, v, {}, l);
+    }
+    value_type atomic_max(std::size_t i, value_type v, loc l = loc::current()) const {
+        return atomic(i, hook::atomic_op::max, v, {}, l);
+    }
+    value_type atomic_exch(std::size_t i, value_type v, loc l = loc::current()) const {
+        return atomic(i, hook::atomic_op::exch, v, {}, l);
+    }
     value_type atomic_cas(std::size_t i, value_type expected, value_type v, loc l = loc::current()) const {
         return atomic(i, hook::atomic_op::cas, v, expected, l);
     }
 
 protected:
+    // (clang-format 14 misplaces a requires clause)
+    // clang-format off
     value_type atomic(std::size_t i, hook::atomic_op op, value_type v, value_type expected, loc l) const
         requires(!std::is_const_v<T>)
     {
         hook::access(Space, hook::kind::atomic, m_data + i, sizeof(T), i, m_size, l);
         return atomic_apply(m_data + i, op, v, expected);
     }
+    // clang-format on
     T* m_data = nullptr;
     std::size_t m_size = 0;
 };
@@ -150,9 +170,12 @@ class gspan : public detail::span_base<T, hook::space::global> {
 public:
     using base::base;
     // gspan<T> converts to gspan<const T>.
+    // (clang-format 14 misplaces a requires clause)
+    // clang-format off
     template <class U>
         requires std::is_same_v<const U, T>
     gspan(const gspan<U>& o) : base(o.data(), o.size()) {}
+    // clang-format on
     // Host-side use only (drivers, tests); kernels go through load/store.
     T* data() const { return this->m_data; }
     gspan subspan(std::size_t offset, std::size_t count) const { return {this->m_data + offset, count}; }
@@ -169,8 +192,8 @@ public:
 };
 
 // Static shared array: every thread of the block gets the same storage.
-#define AGPU_SHARED(T, name, count)                                                                        \
-    const ::agpu::kl::sspan<T> name {                                                                      \
+#define AGPU_SHARED(T, name, count)                                                                       \
+    const ::agpu::kl::sspan<T> name {                                                                     \
         static_cast<T*>(::agpu::kl::hook::static_shared(sizeof(T) * (count), alignof(T), #name)), (count) \
     }
 
@@ -221,19 +244,23 @@ T from_bits(std::uint64_t bits) {
 // splits the warp into segments as in CUDA (0 = the whole warp).
 template <class T>
 T shfl(T v, int src_lane, lane_mask mask = ~lane_mask{0}, int width = 0, loc l = loc::current()) {
-    return detail::from_bits<T>(hook::collective(hook::coll_op::shfl_idx, detail::to_bits(v), src_lane, mask, width, l));
+    return detail::from_bits<T>(
+        hook::collective(hook::coll_op::shfl_idx, detail::to_bits(v), src_lane, mask, width, l));
 }
 template <class T>
 T shfl_up(T v, unsigned delta, lane_mask mask = ~lane_mask{0}, int width = 0, loc l = loc::current()) {
-    return detail::from_bits<T>(hook::collective(hook::coll_op::shfl_up, detail::to_bits(v), int(delta), mask, width, l));
+    return detail::from_bits<T>(
+        hook::collective(hook::coll_op::shfl_up, detail::to_bits(v), int(delta), mask, width, l));
 }
 template <class T>
 T shfl_down(T v, unsigned delta, lane_mask mask = ~lane_mask{0}, int width = 0, loc l = loc::current()) {
-    return detail::from_bits<T>(hook::collective(hook::coll_op::shfl_down, detail::to_bits(v), int(delta), mask, width, l));
+    return detail::from_bits<T>(
+        hook::collective(hook::coll_op::shfl_down, detail::to_bits(v), int(delta), mask, width, l));
 }
 template <class T>
 T shfl_xor(T v, int lane_bits, lane_mask mask = ~lane_mask{0}, int width = 0, loc l = loc::current()) {
-    return detail::from_bits<T>(hook::collective(hook::coll_op::shfl_xor, detail::to_bits(v), lane_bits, mask, width, l));
+    return detail::from_bits<T>(
+        hook::collective(hook::coll_op::shfl_xor, detail::to_bits(v), lane_bits, mask, width, l));
 }
 inline lane_mask ballot(bool pred, lane_mask mask = ~lane_mask{0}, loc l = loc::current()) {
     return hook::collective(hook::coll_op::ballot, pred, 0, mask, 0, l);
@@ -259,9 +286,13 @@ inline int popc(unsigned long long x) { return std::popcount(x); }
 inline int clz(unsigned x) { return std::countl_zero(x); }
 inline int clz(unsigned long long x) { return std::countl_zero(x); }
 template <class T>
-T min(T a, T b) { return b < a ? b : a; }
+T min(T a, T b) {
+    return b < a ? b : a;
+}
 template <class T>
-T max(T a, T b) { return a < b ? b : a; }
+T max(T a, T b) {
+    return a < b ? b : a;
+}
 
 // DPX: min(a + b, c) and max(a + b, c), with the GPU's wrap-around addition.
 inline int add_min(int a, int b, int c) { return std::min(int(unsigned(a) + unsigned(b)), c); }

@@ -33,7 +33,11 @@
 #include "common/site_rng.hpp"
 #include "sort/sort_common.cuh"
 
-namespace agpu::kernels::sort {
+namespace agpu::sim::sort_estimator {
+
+// The sort's key order and the seeded generators (kernels/), which the synthesized state follows.
+using namespace ::agpu::kernels;
+using namespace ::agpu::kernels::sort;
 
 // A 32-bit key from its order value (u32: itself; float: the totalOrder bits mapped back).
 template <class K>
@@ -189,7 +193,8 @@ private:
 
     // The sorted order values of unit u (u_len elements) of run r, in (lo, hi]:
     // the unit's own spacings scaled to it, the last element at hi.
-    void make_unit(std::uint64_t r, std::uint64_t u, std::uint64_t u_len, double lo, double hi, std::uint32_t* out) const {
+    void make_unit(std::uint64_t r, std::uint64_t u, std::uint64_t u_len, double lo, double hi,
+                   std::uint32_t* out) const {
         site_rng g(mix_seed(mix_seed(m_seed, r), ~u));
         double e[unit], sum = 0;
         for (std::uint64_t k = 0; k < u_len; ++k) sum += (e[k] = -std::log(g.open_unit()));
@@ -205,4 +210,4 @@ private:
     std::uint64_t m_n, m_len, m_seed;
 };
 
-}  // namespace agpu::kernels::sort
+}  // namespace agpu::sim::sort_estimator

@@ -1,5 +1,5 @@
-// The sorts' sampled mode on synthesized inputs (sort_synth.hpp,
-// sort_sampled.hpp): the synthesized runs are sorted, do not depend on the
+// The sorts' sampled mode on synthesized inputs (estimators/sort_synth.hpp,
+// estimators/sort_sampled.hpp): the synthesized runs are sorted, do not depend on the
 // order their units are made in, have the order statistics of i.i.d.
 // uniform keys, and rank what their keys count; a synthesized sampled run,
 // and one whose long blocks are probed on shortened work, stay within the
@@ -13,15 +13,16 @@
 #include "agpu/model/catalog.hpp"
 #include "agpu/sim/algorithms.hpp"
 #include "agpu/sim/model_counts.hpp"
-#include "sort/sort_sampled.hpp"
+#include "estimators/sort_sampled.hpp"
 
 namespace model = agpu::model;
 namespace sim = agpu::sim;
 namespace sort = agpu::kernels::sort;
+namespace est = agpu::sim::sort_estimator;
 
 TEST(SortSynth, RunsAreSortedAndDoNotDependOnTheOrderUnitsAreMade) {
     const std::uint64_t n = 10007, L = 3000;
-    const sort::sorted_runs_synth<std::uint32_t> s(n, L, 42);
+    const est::sorted_runs_synth<std::uint32_t> s(n, L, 42);
     std::vector<std::uint32_t> all(n), piecewise(n);
     s.fill(0, n, all.data());
     for (std::uint64_t i = n; i > 0; i -= std::min<std::uint64_t>(i, 37)) {  // backwards, in pieces across units
@@ -39,18 +40,19 @@ TEST(SortSynth, RunsAreSortedAndDoNotDependOnTheOrderUnitsAreMade) {
 
 TEST(SortSynth, RankCountsTheKeysBelowAValue) {
     const std::uint64_t n = 5000, L = 2000;  // the last run shorter
-    const sort::sorted_runs_synth<std::uint32_t> s(n, L, 11);
+    const est::sorted_runs_synth<std::uint32_t> s(n, L, 11);
     std::vector<std::uint32_t> all(n);
     s.fill(0, n, all.data());
     for (std::uint64_t r = 0; r * L < n; ++r) {
         const auto b = all.begin() + std::ptrdiff_t(r * L), e = all.begin() + std::ptrdiff_t(std::min(n, (r + 1) * L));
-        sort::sorted_runs_synth<std::uint32_t>::split_cache cache;
+        est::sorted_runs_synth<std::uint32_t>::split_cache cache;
         std::vector<std::uint64_t> values{0, 1, 0xffffffffull};
         for (auto it = b; it < e; it += 97) values.push_back(*it);  // keys of the run: ties at the cut
         std::sort(values.begin(), values.end());
         for (const std::uint64_t v : values)
             for (const bool inclusive : {false, true}) {
-                const auto want = std::uint64_t(inclusive ? std::upper_bound(b, e, v) - b : std::lower_bound(b, e, v) - b);
+                const auto want =
+                    std::uint64_t(inclusive ? std::upper_bound(b, e, v) - b : std::lower_bound(b, e, v) - b);
                 EXPECT_EQ(s.rank(r, v, inclusive, &cache), want) << "run " << r << " value " << v;
                 EXPECT_EQ(s.rank(r, v, inclusive, nullptr), want) << "run " << r << " value " << v;
             }
@@ -63,7 +65,7 @@ TEST(SortSynth, OrderStatisticsOfUniformKeys) {
     // and standard deviation about sqrt(p(1 - p)/(L + 2)): over 400 runs the
     // mean of each of a few positions is within 4 standard errors.
     const std::uint64_t L = 1023, runs = 400;
-    const sort::sorted_runs_synth<std::uint32_t> s(L * runs, L, 7);
+    const est::sorted_runs_synth<std::uint32_t> s(L * runs, L, 7);
     for (std::uint64_t i : {0ull, 100ull, 511ull, 900ull, 1022ull}) {
         double sum = 0;
         for (std::uint64_t r = 0; r < runs; ++r) sum += double(s.order_at(r * L + i)) / 0x1p32;
@@ -71,7 +73,7 @@ TEST(SortSynth, OrderStatisticsOfUniformKeys) {
         EXPECT_NEAR(sum / double(runs), p, 4 * sd / std::sqrt(double(runs))) << "position " << i;
     }
     // The unsorted input: uniform keys.
-    const sort::random_keys_synth<std::uint32_t> in(3);
+    const est::random_keys_synth<std::uint32_t> in(3);
     std::vector<std::uint32_t> k(1 << 16);
     in.fill(0, k.size(), k.data());
     double mean = 0;
@@ -81,7 +83,7 @@ TEST(SortSynth, OrderStatisticsOfUniformKeys) {
 
 TEST(SortSynth, FloatKeysMapBackToTheirBits) {
     for (float x : {-3.5f, -0.0f, 0.0f, 1e-40f, 2.0f, INFINITY, -INFINITY})
-        EXPECT_EQ(std::bit_cast<std::uint32_t>(sort::key_from_order<float>(sort::key_order<float>::ordered(x))),
+        EXPECT_EQ(std::bit_cast<std::uint32_t>(est::key_from_order<float>(sort::key_order<float>::ordered(x))),
                   std::bit_cast<std::uint32_t>(x));
 }
 
@@ -92,23 +94,24 @@ TEST(SortSampled, KnownPartAveragesTheStartsNearASplit) {
     const auto dev = model::resolve_device("h100");
     const auto& m = dev.agpu;
     const std::uint64_t chunk = 128, b = m.b;
-    sort::detail::moves_memo memo;
+    est::detail::moves_memo memo;
     for (const bool read : {true, false})
         for (const std::uint64_t p : {std::uint64_t(4096), std::uint64_t(4103), std::uint64_t(4127)})
-            for (const std::uint64_t len : {std::uint64_t(40), std::uint64_t(127), std::uint64_t(1000), std::uint64_t(1025),
-                                            std::uint64_t(4096 + 5)}) {
-                sort::detail::moves_tally near{m, 32, false, 0, memo};
+            for (const std::uint64_t len : {std::uint64_t(40), std::uint64_t(127), std::uint64_t(1000),
+                                            std::uint64_t(1025), std::uint64_t(4096 + 5)}) {
+                est::detail::moves_tally near{m, 32, false, 0, memo};
                 near.moves_near(read, p, len, chunk);
-                std::vector<sort::detail::moments> each;
+                std::vector<est::detail::moments> each;
                 const std::uint64_t first = p - p % b, end = p + len;
                 for (std::uint64_t start = first; start < first + b; ++start) {
-                    sort::detail::moves_tally t{m, 32, false, 0, memo};
+                    est::detail::moves_tally t{m, 32, false, 0, memo};
                     t.moves(read, start, end - start, chunk);
-                    each.push_back(sort::detail::moments_of(t.part));
+                    each.push_back(est::detail::moments_of(t.part));
                 }
-                for (const auto c : {model::counter::shared_store_bank_conflicts, model::counter::shared_load_wavefronts,
-                                     model::counter::global_load_blocks, model::counter::global_store_sectors,
-                                     model::counter::warp_instructions, model::counter::time_steps}) {
+                for (const auto c :
+                     {model::counter::shared_store_bank_conflicts, model::counter::shared_load_wavefronts,
+                      model::counter::global_load_blocks, model::counter::global_store_sectors,
+                      model::counter::warp_instructions, model::counter::time_steps}) {
                     const auto i = std::size_t(c);
                     double mean = 0, var = 0;
                     for (const auto& e : each) mean += e[i] / double(b);
@@ -141,7 +144,7 @@ void expect_synthesized_near_exact(std::uint64_t n, const std::vector<std::strin
     opt.mode = sim::sim_mode::sampled;
     sim::executor ex(dev, opt);
     const auto shape = model::sort_plan::shape_of("sort/multiway", params);
-    const auto check = sort::merge_sort_synthesized<std::uint32_t, false, Policy>(ex, n, shape, 3);
+    const auto check = est::merge_sort_synthesized<std::uint32_t, false, Policy>(ex, n, shape, 3);
     EXPECT_TRUE(check.passed);
     EXPECT_EQ(check.detail.rfind("not checked", 0), 0u);
     bool probed = false;
@@ -155,12 +158,13 @@ void expect_synthesized_near_exact(std::uint64_t n, const std::vector<std::strin
         if (one_percent.empty() || std::find(one_percent.begin(), one_percent.end(), info.id) != one_percent.end()) {
             EXPECT_LE(rel, 0.01) << info.name << ": exact " << x << ", sampled " << y;
         }
-        EXPECT_LE(rel, err[std::size_t(info.id)] + 0.005) << info.name << ": reported error " << err[std::size_t(info.id)];
+        EXPECT_LE(rel, err[std::size_t(info.id)] + 0.005)
+            << info.name << ": reported error " << err[std::size_t(info.id)];
     }
 }
 
 // Probes of short blocks (x1 = 2048 keys) for a small run with long blocks.
-struct small_probes : sort::sampled_policy {
+struct small_probes : est::sampled_policy {
     static std::uint64_t x1(std::uint64_t, std::uint64_t) { return 2048; }
 };
 
@@ -178,7 +182,7 @@ TEST(SortSampled, SynthesizedWithinOnePercent) {
     std::vector<model::counter> one_percent;
     for (const auto& info : model::counter_table)
         if (info.id != model::counter::shared_store_bank_conflicts) one_percent.push_back(info.id);
-    expect_synthesized_near_exact<sort::sampled_policy>(1 << 19, {}, false, one_percent);
+    expect_synthesized_near_exact<est::sampled_policy>(1 << 19, {}, false, one_percent);
 }
 
 // Probes see 3 blocks, and a block's global instructions depend on how its
@@ -207,4 +211,3 @@ TEST(SortSampled, AutoPicksSampledForLargeSorts) {
     EXPECT_GT(sim::exact_simulation_estimate(a, dev, std::uint64_t(1) << 28, p), 1200.0);
     EXPECT_LT(sim::sampled_simulation_estimate(a, dev, std::uint64_t(1) << 28, p), 60.0);
 }
-
