@@ -7,7 +7,8 @@
 #
 #   scripts/setup.sh           the build, and the report's JavaScript (npm ci)
 #   scripts/setup.sh --tests   also what only the tests need: Chromium, which
-#                              opens the report headless and checks its charts
+#                              opens the report headless and checks its charts,
+#                              and Slurm with munge, which the sweep test starts
 #   scripts/setup.sh --fuzz    also clang and libFuzzer (the fuzz preset)
 set -euo pipefail
 
@@ -16,7 +17,7 @@ for arg in "$@"; do
   case "$arg" in
     --tests) with_tests=1 ;;
     --fuzz) with_fuzz=1 ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "setup: unknown option '$arg' (known: --tests, --fuzz)" >&2; exit 2 ;;
   esac
 done
@@ -28,6 +29,9 @@ packages=(
   libeigen3-dev                           # fitting the time model (non-negative least squares)
   nlohmann-json3-dev                      # device files, datasets, versioned JSON output
   zlib1g-dev                              # packed datasets (measurements.csv.gz)
+  libssl-dev                              # agpu sweep: SHA-256 cache keys (libcrypto)
+  libtomlplusplus-dev                     # agpu sweep: TOML specs (toml++, used header-only)
+  libopenmpi-dev openmpi-bin              # agpu sweep across MPI ranks (mpirun; srun --mpi=pmix)
   libgtest-dev libgmock-dev               # unit tests
   libbenchmark-dev                        # simulator and host benchmarks
 )
@@ -35,6 +39,7 @@ packages=(
 # when there is none on PATH.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 [ "$with_tests" -eq 1 ] && packages+=(chromium)  # the report's rendering test
+[ "$with_tests" -eq 1 ] && packages+=(slurm-wlm munge)  # agpu sweep under a single-node Slurm (sweep/tests)
 [ "$with_fuzz" -eq 1 ] && packages+=(clang libclang-rt-14-dev)  # libFuzzer, ASan, UBSan runtimes for clang (validate/fuzz)
 
 missing=()
