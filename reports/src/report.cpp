@@ -17,6 +17,7 @@
 #include "agpu/model/closed_form.hpp"
 #include "agpu/model/sweep.hpp"
 #include "agpu/reports/sections.hpp"
+#include "agpu/reports/sweep_section.hpp"
 #include "agpu/sim/algorithms.hpp"
 #include "agpu/sim/model_counts.hpp"
 #include "agpu/validate/dataset.hpp"
@@ -649,6 +650,7 @@ document build_report(const report_options& opt) {
                                                                                   " counter values"
                                                                             : records.missing));
     }
+    if (!opt.sweep.empty()) doc.sections.push_back(sweep_section(sweep::read_results(opt.sweep)));
     doc.meta["built in"] = fmt(total.seconds()) + " s";
     return doc;
 }
