@@ -136,9 +136,14 @@ int run_sweep_command(const invocation& inv) {
     opt.cache_dir = vm.count("cache") ? fs::path(vm["cache"].as<std::string>()) : opt.out_dir / "cache";
     opt.jobs = jobs;
     opt.merge_only = vm["merge"].as<bool>();
+    // Shards are processes of their own (job arrays); MPI's ranks spread the points themselves.
+    const auto launch = sweep::read_launch_environment();
+    const bool launched_as_ranks = launch.mpi_launcher || launch.srun_tasks > 1;
     std::optional<std::pair<unsigned, unsigned>> shard;
     if (vm.count("shard")) shard = parse_shard(vm["shard"].as<std::string>(), "option --shard");
-    else if (!opt.merge_only) shard = slurm_array_shard();
+    else if (!opt.merge_only && !launched_as_ranks) shard = slurm_array_shard();
+    if (shard && launched_as_ranks)
+        throw input_error("option --shard", "is for one process per shard (job arrays), not for MPI's ranks");
     if (shard && opt.merge_only) throw input_error("option --merge", "assembles every shard: leave --shard out");
     if (shard) std::tie(opt.shard_index, opt.shard_count) = *shard;
 
