@@ -66,10 +66,14 @@ json point_json(const point& p) {
             {"counts", to_string(p.counts)}};
 }
 
-json key_inputs(const point& p, const model::time_fit& fit) {
+json time_model_inputs(const model::time_fit& fit) {
+    return {{"schema", model::fit_schema}, {"constants", model::fit_to_json(fit)["constants"]}};
+}
+
+json key_inputs(const point& p, const json& time_model) {
     return {{"cache", cache_schema},
             {"agpu", {{"version", build_info::version}, {"commit", build_info::commit}}},
-            {"time_model", {{"schema", model::fit_schema}, {"constants", model::fit_to_json(fit)["constants"]}}},
+            {"time_model", time_model},
             {"algo", p.algo->spec.key},
             {"params", p.params.all()},
             {"n", p.n},
@@ -78,6 +82,8 @@ json key_inputs(const point& p, const model::time_fit& fit) {
             {"max_sim_seconds", p.max_sim_seconds},
             {"device", device_numbers(p.device)}};
 }
+
+json key_inputs(const point& p, const model::time_fit& fit) { return key_inputs(p, time_model_inputs(fit)); }
 
 std::string sha256_hex(const std::string& text) {
     unsigned char digest[EVP_MAX_MD_SIZE];
@@ -94,6 +100,7 @@ std::string sha256_hex(const std::string& text) {
 }
 
 std::string point_key(const point& p, const model::time_fit& fit) { return sha256_hex(key_inputs(p, fit).dump()); }
+std::string point_key(const point& p, const json& time_model) { return sha256_hex(key_inputs(p, time_model).dump()); }
 
 namespace {
 

@@ -206,8 +206,9 @@ run_result run_sweep(const spec& s, const run_options& opt) {
     if (world.rank() == 0) store.remove_stale_temporaries();
 
     const std::size_t count = s.points.size();
+    const json time_model = time_model_inputs(s.fit);
     std::vector<std::string> keys(count);
-    for (std::size_t i = 0; i < count; ++i) keys[i] = point_key(s.points[i], s.fit);
+    for (std::size_t i = 0; i < count; ++i) keys[i] = point_key(s.points[i], time_model);
 
     // The outcomes this process knows (found in the cache or computed), and
     // the cache entries it computed (sent to rank 0 under MPI).
@@ -248,7 +249,7 @@ run_result run_sweep(const spec& s, const run_options& opt) {
     track.set_total(looked_after, share.size());
 
     auto record = [&](std::size_t i, outcome o) {
-        std::string text = cache::entry_text(keys[i], key_inputs(s.points[i], s.fit), o);
+        std::string text = cache::entry_text(keys[i], key_inputs(s.points[i], time_model), o);
         store.store(keys[i], text);
         std::lock_guard<std::mutex> lock(mutex);
         entries.emplace_back(i, std::move(text));

@@ -37,8 +37,12 @@ nlohmann::json point_json(const point& p);
 // simulation limit, and the device's resolved numbers (not its name or
 // sources: the same device under two names is one entry).
 nlohmann::json key_inputs(const point& p, const model::time_fit& fit);
+// The same with the fit's part (time_model_inputs) made once for many points.
+nlohmann::json key_inputs(const point& p, const nlohmann::json& time_model);
+nlohmann::json time_model_inputs(const model::time_fit& fit);
 // SHA-256 of key_inputs' canonical text (sorted keys, no spaces), in hex.
 std::string point_key(const point& p, const model::time_fit& fit);
+std::string point_key(const point& p, const nlohmann::json& time_model);
 std::string sha256_hex(const std::string& text);
 
 // A point's first step, on the closed form alone: its outcome where the

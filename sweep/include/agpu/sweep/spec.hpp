@@ -3,8 +3,8 @@
 // parameter lists and sizes, and how to count (docs/sweep.md has the format
 // and an example). Reading it checks every field (an unknown key at any depth
 // is rejected) and expands it into points: one per device, algorithm,
-// parameter values, n, seed and counts mode, in the spec's order, each
-// distinct point once.
+// parameter values, n, seed and counts mode, in the spec's order (lists in
+// theirs, the keys of an object by name), each distinct point once.
 #pragma once
 
 #include <cstdint>
@@ -44,8 +44,8 @@ struct spec {
     std::string name;  // the spec's "name", or the file's stem
     model::time_fit fit;
     std::vector<point> points;
-    // The device parameters the spec varies, in its order ("b", "bandwidth"):
-    // the axes the report's heatmaps use first.
+    // The device parameters the spec varies ("b", "bandwidth"; JSON objects
+    // and TOML tables are read in the order of their keys' names).
     std::vector<std::string> device_axes;
 };
 
