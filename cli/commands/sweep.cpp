@@ -54,7 +54,9 @@ public:
         std::lock_guard<std::mutex> lock(m_mutex);
         const auto now = std::chrono::steady_clock::now();
         const bool last = p.done == p.total;
+        if (last && m_finished_at == p.total) return;  // said already
         if (!last && now - m_last < (m_terminal ? std::chrono::milliseconds(100) : std::chrono::seconds(10))) return;
+        if (last) m_finished_at = p.total;
         if (!m_terminal && p.done == 0) return;
         m_last = now;
         const double f = p.total ? double(p.done) / double(p.total) : 1.0;
@@ -84,6 +86,7 @@ private:
     std::mutex m_mutex;
     std::chrono::steady_clock::time_point m_last{};
     bool m_drawn = false;
+    std::size_t m_finished_at = std::size_t(-1);  // the total the last line said was done
 };
 
 // "I/N", I < N.
