@@ -77,11 +77,7 @@ void write_atomically(const fs::path& path, const std::string& text, bool durabl
     if (d.fd >= 0) ::fsync(d.fd);
 }
 
-cache::cache(fs::path dir) : m_dir(std::move(dir)) {
-    std::error_code ec;
-    fs::create_directories(m_dir, ec);
-    if (ec || !fs::is_directory(m_dir)) throw input_error("cache " + m_dir.string(), "cannot create the directory: " + ec.message());
-}
+cache::cache(fs::path dir) : m_dir(std::move(dir)) {}
 
 fs::path cache::path_of(const std::string& key) const { return m_dir / key.substr(0, 2) / (key + ".json"); }
 
@@ -132,6 +128,8 @@ void cache::store(const std::string& key, const std::string& text) const {
 }
 
 void cache::sync() const {
+    std::error_code ec;
+    if (!fs::exists(m_dir, ec)) return;  // nothing written
     fd_guard d{::open(m_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
     if (d.fd < 0 || ::syncfs(d.fd) != 0) throw input_error("cache " + m_dir.string(), "cannot sync to disk: " + errno_text());
 }
@@ -142,9 +140,9 @@ void cache::remove_stale_temporaries() const {
     for (auto it = fs::recursive_directory_iterator(m_dir, ec); !ec && it != fs::recursive_directory_iterator();
          it.increment(ec)) {
         const std::string name = it->path().filename().string();
-        if (!it->is_regular_file() || !name.starts_with(".") || name.find(".tmp-") == std::string::npos) continue;
         std::error_code e2;
-        if (fs::last_write_time(it->path(), e2) < day_ago && !e2) fs::remove(it->path(), e2);
+        if (!it->is_regular_file(e2) || !name.starts_with(".") || name.find(".tmp-") == std::string::npos) continue;
+        if (const auto t = fs::last_write_time(it->path(), e2); !e2 && t < day_ago) fs::remove(it->path(), e2);
     }
 }
 

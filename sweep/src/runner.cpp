@@ -132,6 +132,18 @@ void run_parallel(std::size_t count, unsigned jobs, std::exception_ptr& error, F
     for (auto& t : threads) t.join();
 }
 
+// Runs fn, keeping its exception (the first) in `error`: between MPI's
+// collectives nothing may leave a rank early.
+template <class Fn>
+void guarded(std::exception_ptr& error, Fn fn) {
+    if (error) return;
+    try {
+        fn();
+    } catch (...) {
+        error = std::current_exception();
+    }
+}
+
 std::string error_text(const std::exception_ptr& e) {
     if (!e) return {};
     try {
@@ -269,7 +281,7 @@ run_result run_sweep(const spec& s, const run_options& opt) {
             track.planned(false, false, plans[q].simulation_s);
         }
     });
-    if (!share.empty()) store.sync();
+    if (!share.empty()) guarded(error, [&] { store.sync(); });
     std::vector<std::pair<std::size_t, double>> simulations;  // (point, estimated seconds)
     for (std::size_t q = 0; q < share.size(); ++q)
         if (!plans[q].answer && !error) simulations.emplace_back(share[q], plans[q].simulation_s);
@@ -312,7 +324,7 @@ run_result run_sweep(const spec& s, const run_options& opt) {
         track.simulated(skipped, est);
     });
 
-    if (!simulations.empty()) store.sync();
+    if (!simulations.empty()) guarded(error, [&] { store.sync(); });
     run_result r;
     r.wall_s = since(start);
     r.points = sharded ? looked_after : count;

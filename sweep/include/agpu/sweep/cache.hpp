@@ -23,7 +23,9 @@ namespace agpu::sweep {
 
 class cache {
 public:
-    // Creates `dir` where it is missing; throws input_error naming it when it cannot.
+    // The cache in `dir`, made when the first entry is stored (so that
+    // opening one never fails: under MPI every rank must reach the
+    // collectives, and a failure to write is reported through them).
     explicit cache(std::filesystem::path dir);
 
     const std::filesystem::path& dir() const { return m_dir; }
