@@ -9,6 +9,8 @@
 
 #include <boost/program_options.hpp>
 
+#include "agpu/model/device.hpp"
+
 namespace agpu::cli {
 
 namespace po = boost::program_options;
@@ -56,6 +58,10 @@ bool parse_options(const invocation& inv, const std::string& usage, const po::op
 enum class output_format { table, json };
 output_format format_option(const po::variables_map& vm);
 void add_format_option(po::options_description& opts);
+
+// --device ID|FILE with each --device-set NAME=VALUE applied (the fields
+// derived from a set one follow it: model/derivation.hpp).
+model::device device_option(const po::variables_map& vm);
 
 }  // namespace agpu::cli
 

@@ -6,6 +6,8 @@
 
 #include "agpu/build_info.hpp"
 #include "agpu/errors.hpp"
+#include "agpu/model/catalog.hpp"
+#include "agpu/model/derivation.hpp"
 #include "command.hpp"
 
 namespace agpu::cli {
@@ -24,6 +26,15 @@ output_format format_option(const po::variables_map& vm) {
     if (f == "table") return output_format::table;
     if (f == "json") return output_format::json;
     throw usage_error("option --format: must be table or json, got '" + f + "'");
+}
+
+model::device device_option(const po::variables_map& vm) {
+    auto dev = model::resolve_device(vm["device"].as<std::string>());
+    if (!vm.count("device-set")) return dev;
+    std::vector<model::device_setting> settings;
+    for (const auto& text : vm["device-set"].as<std::vector<std::string>>())
+        settings.push_back(model::parse_device_setting(text));
+    return model::with_settings(dev, settings);
 }
 
 bool parse_options(const invocation& inv, const std::string& usage, const po::options_description& opts_in,

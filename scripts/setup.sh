@@ -8,7 +8,8 @@
 #   scripts/setup.sh           the build, and the report's JavaScript (npm ci)
 #   scripts/setup.sh --tests   also what only the tests need: Chromium, which
 #                              opens the report headless and checks its charts,
-#                              and clang-format, which checks the sources' layout
+#                              clang-format, which checks the sources' layout,
+#                              and Slurm with munge, which the sweep test starts
 #   scripts/setup.sh --fuzz    also clang and libFuzzer (the fuzz preset)
 #
 # With --tests, and where the CUDA toolkit has no nvdisasm of its own, it also
@@ -33,6 +34,9 @@ packages=(
   libeigen3-dev                           # fitting the time model (non-negative least squares)
   nlohmann-json3-dev                      # device files, datasets, versioned JSON output
   zlib1g-dev                              # packed datasets (measurements.csv.gz)
+  libssl-dev                              # agpu sweep: SHA-256 cache keys (libcrypto)
+  libtomlplusplus-dev                     # agpu sweep: TOML specs (toml++, used header-only)
+  libopenmpi-dev openmpi-bin              # agpu sweep across MPI ranks (mpirun; srun --mpi=pmix)
   libgtest-dev libgmock-dev               # unit tests
   libbenchmark-dev                        # simulator and host benchmarks
 )
@@ -40,6 +44,7 @@ packages=(
 # when there is none on PATH.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 [ "$with_tests" -eq 1 ] && packages+=(chromium clang-format)  # the report's rendering test; the layout check
+[ "$with_tests" -eq 1 ] && packages+=(slurm-wlm munge)  # agpu sweep under a single-node Slurm (sweep/tests)
 [ "$with_fuzz" -eq 1 ] && packages+=(clang libclang-rt-14-dev)  # libFuzzer, ASan, UBSan runtimes for clang (validate/fuzz)
 
 missing=()

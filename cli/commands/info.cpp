@@ -5,6 +5,7 @@
 
 #include "../command.hpp"
 #include "agpu/build_info.hpp"
+#include "agpu/sweep/cluster.hpp"
 #include "agpu/validate/gpu.hpp"
 
 namespace agpu::cli {
@@ -21,6 +22,7 @@ int run_info(const invocation& inv) {
                             {"version", build_info::version},
                             {"commit", build_info::commit},
                             {"built_with_cuda", s.built_with_cuda},
+                            {"built_with_mpi", sweep::built_with_mpi()},
                             {"gpu_available", s.available},
                             {"reason", s.reason},
                             {"driver_version", s.driver_version},
@@ -39,7 +41,8 @@ int run_info(const invocation& inv) {
     }
     inv.out << "agpu " << build_info::version << ", commit " << build_info::commit << "\n"
             << "simulator and model:  yes\n"
-            << "CUDA kernels and GPU measurement: " << (s.built_with_cuda ? "built" : "not built") << "\n";
+            << "CUDA kernels and GPU measurement: " << (s.built_with_cuda ? "built" : "not built") << "\n"
+            << "MPI for agpu sweep: " << (sweep::built_with_mpi() ? "built" : "not built") << "\n";
     if (s.available) {
         for (const auto& d : s.devices)
             inv.out << "GPU " << d.ordinal << ": " << d.name << " (cc " << d.cc_major << "." << d.cc_minor << ", "

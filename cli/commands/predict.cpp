@@ -17,10 +17,12 @@
 #include "agpu/model/analysis.hpp"
 #include "agpu/model/catalog.hpp"
 #include "agpu/model/closed_form.hpp"
+#include "agpu/model/derivation.hpp"
 #include "agpu/model/sweep.hpp"
 #include "agpu/model/time_model.hpp"
 #include "agpu/sim/algorithms.hpp"
 #include "agpu/sim/model_counts.hpp"
+#include "agpu/sweep/prediction.hpp"
 
 namespace agpu::cli {
 namespace {
@@ -29,8 +31,8 @@ using json = nlohmann::json;
 
 constexpr const char* predict_schema = "agpu.predict/2";
 const char* predict_usage =
-    "agpu predict --algo KEY --n N[,N...] [--device ID|FILE] [--set NAME=VALUE ...] [--fit FILE]\n"
-    "                    [--sweep PARAM=v1,v2,...] [--mode exact|sampled|auto] [--threads T] [--quiet]\n"
+    "agpu predict --algo KEY --n N[,N...] [--device ID|FILE] [--device-set NAME=VALUE ...] [--set NAME=VALUE ...]\n"
+    "                    [--fit FILE] [--sweep PARAM=v1,v2,...] [--mode exact|sampled|auto] [--threads T] [--quiet]\n"
     "                    [--max-sim-seconds S] [--seed S] [--format table|json]";
 
 // The counts column: closed form, simulator, or simulator (sampled, ±x% time).
@@ -88,6 +90,8 @@ int run_predict(const invocation& inv) {
     opts.add_options()("algo", po::value<std::string>()->required(), "algorithm key (agpu algos lists them)")(
         "n", po::value<std::string>(), "problem sizes N[,N...] (default: the algorithm's)")(
         "device", po::value<std::string>()->default_value("h100"), "device preset id or device file")(
+        "device-set", po::value<std::vector<std::string>>()->composing(),
+        "device parameter NAME=VALUE (b, M, p, w, k, clock, bandwidth or a field name; repeatable): derived fields follow")(
         "set", po::value<std::vector<std::string>>()->composing(), "algorithm parameter NAME=VALUE (repeatable)")(
         "fit", po::value<std::string>(), "time-model fit file (default: the committed H100 fit)")(
         "sweep", po::value<std::string>(),
@@ -105,9 +109,8 @@ int run_predict(const invocation& inv) {
     if (!parse_options(inv, predict_usage, opts, {}, vm)) return exit_ok;
     const auto format = format_option(vm);
     const auto& algo = sim::find_algorithm(vm["algo"].as<std::string>());
-    const auto base = model::resolve_device(vm["device"].as<std::string>());
-    const auto sizes =
-        vm.count("n") ? parse_sizes(vm["n"].as<std::string>()) : std::vector<std::uint64_t>{algo.spec.default_n};
+    const auto base = device_option(vm);
+    const auto sizes = vm.count("n") ? parse_sizes(vm["n"].as<std::string>()) : std::vector<std::uint64_t>{algo.spec.default_n};
     for (auto n : sizes) model::check_n(algo.spec, n);
     const auto params = model::parse_params(
         algo.spec, vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{});
@@ -145,18 +148,15 @@ int run_predict(const invocation& inv) {
             co.threads = vm["threads"].as<unsigned>();
             co.progress = [&bar](std::uint64_t t) { bar.add(t); };
             try {
-                r.counts = sim::count_run(algo, dev, n, params, vm["seed"].as<std::uint64_t>(), co);
+                auto p = sweep::predict(algo, dev, n, params, vm["seed"].as<std::uint64_t>(), sweep::counts_mode::automatic, co, fit);
                 bar.finish();
+                r.counts = std::move(p.counts);
+                r.terms = p.terms;
+                r.bound = p.bound;
+                r.seconds = p.seconds;
             } catch (const sim::simulation_too_long& e) {
                 throw input_error(e.where(), e.rule() + "; --max-sim-seconds 0 runs it anyway");
             }
-            if (!r.counts.check.passed)
-                throw internal_error("the simulated outputs of " + algo.spec.key +
-                                     " differ from the CPU reference: " + r.counts.check.detail);
-            const auto features = model::time_features(r.counts.totals, dev, r.counts.footprint_bytes);
-            for (std::size_t i = 0; i < model::time_term_count; ++i) r.terms[i] = features[i] * fit.constants[i];
-            r.bound = model::dominant_bound(features, fit.constants);
-            r.seconds = model::predict_seconds(features, fit.constants);
             rows.push_back(std::move(r));
         }
 

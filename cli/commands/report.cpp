@@ -1,4 +1,4 @@
-// agpu report [--out DIR] [--data DIR...] [--check DIR...] [--fit FILE] [--max-sim-seconds S]
+// agpu report [--out DIR] [--data DIR...] [--check DIR...] [--fit FILE] [--max-sim-seconds S] [--sweep RESULTS]
 // One self-contained HTML page (Vega-Lite charts, rendered offline), a
 // Markdown summary and the CSV/JSON behind every chart, from the committed
 // datasets, the fit, the closed forms and the simulator at small n. No GPU needed.
@@ -8,6 +8,7 @@
 #include "../command.hpp"
 #include "agpu/errors.hpp"
 #include "agpu/reports/report.hpp"
+#include "agpu/sweep/results.hpp"
 #include "agpu/validate/suite.hpp"
 
 namespace agpu::cli {
@@ -15,7 +16,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* report_usage = "agpu report [--out DIR] [--data DIR...] [--check DIR...] [--fit FILE] [--max-sim-seconds S]";
+const char* report_usage =
+    "agpu report [--out DIR] [--data DIR...] [--check DIR...] [--fit FILE] [--max-sim-seconds S] [--sweep RESULTS]";
 
 std::vector<fs::path> dirs(const po::variables_map& vm, const char* name) {
     std::vector<fs::path> out;
@@ -45,7 +47,8 @@ int run_report(const invocation& inv) {
         "other devices' datasets, predicted from the fit (default: the fit's check datasets, else every other device's)")(
         "fit", po::value<std::string>(), "time-model fit file (default: the committed H100 fit)")(
         "max-sim-seconds", po::value<double>()->default_value(2),
-        "simulate a run only when its exact simulation is estimated under S seconds");
+        "simulate a run only when its exact simulation is estimated under S seconds")(
+        "sweep", po::value<std::string>(), "an agpu sweep's results (points.jsonl or its directory): adds the sweep's section");
     po::variables_map vm;
     if (!parse_options(inv, report_usage, opts, {}, vm)) return exit_ok;
 
@@ -54,6 +57,10 @@ int run_report(const invocation& inv) {
     if (!(opt.max_simulation_s > 0)) throw input_error("option --max-sim-seconds", "must be a positive number of seconds");
     opt.fit = vm.count("fit") ? model::load_fit_file(vm["fit"].as<std::string>()) : model::default_fit();
     opt.repository_root = reports::default_repository_root();
+    if (vm.count("sweep")) {
+        opt.sweep = vm["sweep"].as<std::string>();
+        sweep::read_results(opt.sweep);  // a torn or missing file fails before the report's work
+    }
     // The JavaScript and the output directory first: either fails before any work.
     const auto js = reports::load_web_assets(reports::default_node_modules());
     const std::string out = vm["out"].as<std::string>();

@@ -17,8 +17,8 @@ namespace agpu::cli {
 namespace {
 
 const char* simulate_usage =
-    "agpu simulate --algo KEY [--n N] [--device ID|FILE] [--set NAME=VALUE ...] [--seed S]\n"
-    "                     [--mode exact|sampled|auto] [--threads T] [--quiet] [--format table|json|csv]";
+    "agpu simulate --algo KEY [--n N] [--device ID|FILE] [--device-set NAME=VALUE ...] [--set NAME=VALUE ...]\n"
+    "                     [--seed S] [--mode exact|sampled|auto] [--threads T] [--quiet] [--format table|json|csv]";
 
 void print_simulation(const sim::simulation& s, std::ostream& os) {
     os << s.algo << " on " << s.device.id << " " << s.device.agpu << ", n = " << s.n;
@@ -82,6 +82,8 @@ int run_simulate(const invocation& inv) {
     opts.add_options()("algo", po::value<std::string>()->required(), "algorithm key (agpu algos lists them)")(
         "n", po::value<std::uint64_t>(), "problem size (default: the algorithm's)")(
         "device", po::value<std::string>()->default_value("h100"), "device preset id or device file")(
+        "device-set", po::value<std::vector<std::string>>()->composing(),
+        "device parameter NAME=VALUE (b, M, p, w, k, clock, bandwidth or a field name; repeatable): derived fields follow")(
         "set", po::value<std::vector<std::string>>()->composing(), "algorithm parameter NAME=VALUE (repeatable)")(
         "seed", po::value<std::uint64_t>()->default_value(1), "seed of the random inputs")(
         "mode", po::value<std::string>()->default_value("auto"),
@@ -97,7 +99,7 @@ int run_simulate(const invocation& inv) {
     if (format != "table" && format != "json" && format != "csv")
         throw usage_error("option --format: must be table, json or csv, got '" + format + "'");
     const auto& algo = sim::find_algorithm(vm["algo"].as<std::string>());
-    const auto dev = model::resolve_device(vm["device"].as<std::string>());
+    const auto dev = device_option(vm);
     const std::uint64_t n = vm.count("n") ? vm["n"].as<std::uint64_t>() : algo.spec.default_n;
     model::check_n(algo.spec, n);
     const auto params = model::parse_params(

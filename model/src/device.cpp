@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agpu/errors.hpp"
+#include "agpu/model/derivation.hpp"
 
 namespace agpu::model {
 namespace {
@@ -245,10 +246,9 @@ device device_from_json(const json& j_in, const std::string& where,
         if (d.base.empty()) throw input_error(where + ": field patch", "needs \"base\": the preset the patch applies to");
         if (j.contains("agpu") || j.contains("hardware") || j.contains("timing"))
             throw input_error(where + ": field patch", "a patched device has no agpu, hardware or timing section of its own");
-        if (!j.at("patch").is_object()) throw input_error(where + ": field patch", "must be an object");
+        check_patch(j.at("patch"), where);
         if (!resolve_base) throw input_error(where + ": field base", "no preset catalogue to resolve \"" + d.base + "\"");
-        json merged = (*resolve_base)(d.base);
-        merged.merge_patch(j.at("patch"));
+        json merged = apply_patch((*resolve_base)(d.base), j.at("patch"), where, "patch.");
         for (const char* key : {"id", "name", "kind", "note"}) merged.erase(key);
         merged.erase("base");
         for (auto it = j.begin(); it != j.end(); ++it)

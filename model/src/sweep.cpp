@@ -1,21 +1,14 @@
 #include "agpu/model/sweep.hpp"
-#include "agpu/utc_time.hpp"
 
 #include <cctype>
-#include <chrono>
 #include <cmath>
-#include <ctime>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
-
 #include "agpu/errors.hpp"
-#include "agpu/model/checked.hpp"
+#include "agpu/model/derivation.hpp"
 
 namespace agpu::model {
 namespace {
-
-using json = nlohmann::json;
 
 std::string number_text(double v) {
     std::ostringstream s;
@@ -77,51 +70,16 @@ sweep_spec parse_sweep(const std::string& text) {
 }
 
 device with_parameter(const device& base, const std::string& param, double value) {
-    // Validates the parameter and value the same way as parse_sweep.
+    // Validates the parameter and value the same way as parse_sweep; the
+    // fields tied to the parameter follow it (derivation.hpp).
     check_param(param);
     check_value(param, value, number_text(value));
-    json j = device_to_json(base);
-    const std::string why = "hypothetical: --sweep " + param + "=" + number_text(value) + " on " + base.id;
-    auto set = [&](const char* section, const char* field, double v) {
-        json entry = {{"value", v}, {"source", why}, {"date", utc_now("%Y-%m-%d")}};
-        if (std::string(section) == "agpu" || v == std::floor(v)) entry["value"] = checked_count(v, "--sweep value");
-        j[section][field] = entry;
-    };
-    const auto& hw = base.hw;
-    if (param == "b") {
-        const auto b = checked_count(value, "--sweep b");
-        set("agpu", "b", double(b));
-        set("agpu", "p", double(b * base.agpu.k()));
-        set("hardware", "banks", double(b));
-        if (hw.warp_width % b != 0) set("hardware", "warp_width", double(b));
-        if (base.agpu.M < b) set("agpu", "M", double(b));
-    } else if (param == "M") {
-        const double bytes = value * base.agpu.word_bytes();
-        set("agpu", "M", value);
-        if (bytes > double(hw.smem_per_block_bytes)) set("hardware", "smem_per_block_bytes", bytes);
-        if (bytes > double(hw.smem_per_sm_bytes)) set("hardware", "smem_per_sm_bytes", bytes);
-    } else if (param == "p") {
-        set("agpu", "p", value);
-        if (base.agpu.b > 0 && std::fmod(value, double(base.agpu.b)) == 0)
-            set("hardware", "sm_count", value / base.agpu.b);
-    } else if (param == "clock") {
-        set("hardware", "sm_clock_mhz", value);
-    } else {
-        set("hardware", "mem_bandwidth_gbs", value);
-    }
-    std::string lower = param;
-    for (auto& ch : lower) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-    std::string id = base.id + "-" + lower + number_text(value);
-    for (auto& ch : id)  // "1e+06" and the like: keep the id to the characters ids allow
-        if (!(std::islower(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) ||
-              ch == '-' || ch == '_' || ch == '.'))
-            ch = '_';
-    j["id"] = id;
-    j["kind"] = "hypothetical";
-    j["base"] = base.base.empty() ? base.id : base.base;
-    j["note"] = base.id + " with " + param + " = " + number_text(value);
-    j["name"] = base.name + " (" + param + " = " + number_text(value) + ")";
-    return device_from_json(j, "--sweep " + param + "=" + number_text(value));
+    device_setting s;
+    s.name = param;
+    s.field = device_setting_field(param, "option --sweep");
+    s.value = value;
+    s.text = "--sweep " + param + "=" + number_text(value);
+    return with_settings(base, {s}, "--sweep " + param + "=" + number_text(value));
 }
 
 }  // namespace agpu::model

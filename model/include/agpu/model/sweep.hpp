@@ -1,9 +1,9 @@
 // One device parameter changed, the rest kept: the hypothetical devices of
 // `agpu predict --sweep PARAM=v1,v2,...`. A parameter drags along what the
-// device rules tie to it (b: the banks, p = k b, the warp width when it is
-// not a multiple of b; M: the shared memory per block and per SM when M
-// words would not fit; p: the SM count), and the result is validated like a
-// device file, so an impossible value is rejected naming the field and rule.
+// device rules tie to it, by the derivations of derivation.hpp (b: p = k b,
+// the banks and the warp width; M: the shared memory per block and per SM;
+// p: the SM count), and the result is validated like a device file, so an
+// impossible value is rejected naming the field and rule.
 #pragma once
 
 #include <string>

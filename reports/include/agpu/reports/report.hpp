@@ -34,6 +34,8 @@ struct report_options {
     // The sampled-against-exact table's directory (sampled.csv, provenance.json); empty:
     // repository_root / validate/data/host/sampled.
     std::filesystem::path sampled_table;
+    // An agpu sweep's results (points.jsonl or its directory): adds the sweep's section; empty: none.
+    std::filesystem::path sweep;
     // A run is simulated only when its exact simulation is estimated under this.
     double max_simulation_s = 2;
     unsigned threads = 0;                              // simulations at once; 0: one per core
