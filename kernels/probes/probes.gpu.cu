@@ -155,7 +155,6 @@ __global__ void launch_empty(u32* out, u32 mark) {
     if (mark != 0 && threadIdx.x == 0) out[0] = mark;
 }
 
-
 check_result run_launch(cuda_executor& ex, u64 n, const param_values&, u64) {
     auto out = zeroed_word(ex);
     const std::size_t before = ex.launches().size();
@@ -173,7 +172,6 @@ check_result run_launch(cuda_executor& ex, u64 n, const param_values&, u64) {
 __global__ void blocks_empty(u32* out) {
     if (threadIdx.x == 0 && blockIdx.x == gridDim.x - 1) out[0] = gridDim.x;
 }
-
 
 check_result run_blocks(cuda_executor& ex, u64 n, const param_values& p, u64) {
     auto out = zeroed_word(ex);
@@ -231,7 +229,6 @@ __global__ void stream_copy(const u32* __restrict__ in, u32* __restrict__ out, u
     if (tail < n) out[tail] = in[tail];
 }
 
-
 check_result run_stream(cuda_executor& ex, u64 n, const param_values& p, u64 seed) {
     const std::string& op = p.text("op");
     const u32 salt = salt_of(seed);
@@ -271,7 +268,6 @@ __global__ void l2_read(const uint4* __restrict__ buf, u64 mask, u64 vecs, u32* 
     for (; i < vecs; i += stride) acc += sum4(__ldcg(buf + (i & mask)));
     warp_add(sum, acc);
 }
-
 
 check_result run_l2(cuda_executor& ex, u64 n, const param_values& p, u64 seed) {
     const u64 footprint = u64(p.integer("footprint"));
@@ -321,7 +317,6 @@ __global__ void chase(u64 start, u64 loads, u64* out) {
     out[0] = c1 - c0;
     out[1] = p;
 }
-
 
 check_result run_chase(cuda_executor& ex, u64 n, const param_values& p, u64 seed) {
     const bool dram = p.text("space") == "dram";
@@ -389,7 +384,6 @@ __global__ void __launch_bounds__(256, 4) shared_ways(u32 ways, u32 iters, u32 s
     out[u64(blockIdx.x) * blockDim.x + threadIdx.x] = acc;
 }
 
-
 check_result run_shared(cuda_executor& ex, u64 n, const param_values& p, u64 seed) {
     const u32 ways = u32(p.integer("ways")), salt = salt_of(seed);
     const dim3 grid = wave_grid(), block(shape::block_threads);
@@ -411,24 +405,19 @@ check_result run_shared(cuda_executor& ex, u64 n, const param_values& p, u64 see
 // Every lane adds 1 to *counter. `zero` is 0, but the compilers cannot know:
 // with an address they see is the same for the warp, nvcc and ptxas add a
 // warp's lanes first (one RED of +32 a warp), which is not what the probe
-// measures.
-__global__ void atomic_one(u32* counter, u32 zero, u64 n, u64* clk) {
+// measures. (No run_clock: a thread's REDs do not wait for the L2, so its
+// loop ends long before the kernel does.)
+__global__ void atomic_one(u32* counter, u32 zero, u64 n) {
     const u64 stride = u64(gridDim.x) * blockDim.x;
     u32* at = counter + (threadIdx.x & zero);
-    run_clock rc;
-    rc.begin();
     for (u64 i = u64(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) atomicAdd(at, 1u);
-    rc.end(clk);
 }
-
 
 check_result run_atomic(cuda_executor& ex, u64 n, const param_values&, u64) {
     auto counter = zeroed_word(ex);
-    auto clk = ex.alloc<u64>(2);
-    ex.launch("atomic_one", atomic_one, stream_grid(), dim3(shape::block_threads), 0, counter.data(), 0u, n, clk.data());
+    ex.launch("atomic_one", atomic_one, stream_grid(), dim3(shape::block_threads), 0, counter.data(), 0u, n);
     const u32 got = fetch_one(ex, counter);
-    return with_values({got == n, "the address holds " + std::to_string(got) + " after " + std::to_string(n) + " adds"},
-                       clock_value(ex, clk));
+    return {got == n, "the address holds " + std::to_string(got) + " after " + std::to_string(n) + " adds"};
 }
 
 // ---- probe/issue ----
@@ -652,7 +641,6 @@ check_result run_issue_op(cuda_executor& ex, u64 n, u64 seed) {
     return with_values(r, clock_value(ex, clk));
 }
 
-
 check_result run_issue(cuda_executor& ex, u64 n, const param_values& p, u64 seed) {
     const std::string& op = p.text("op");
     if (op == "ffma") return run_issue_op<op_ffma>(ex, n, seed);
@@ -741,7 +729,6 @@ __global__ void dependent_bar(u32 n, u64* out) {
     if (threadIdx.x == 0) out[0] = c1 - c0;
     out[1 + threadIdx.x] = s;
 }
-
 
 check_result run_dependent(cuda_executor& ex, u64 n, const param_values& p, u64 seed) {
     const std::string& op = p.text("op");
