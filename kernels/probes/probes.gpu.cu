@@ -121,6 +121,12 @@ u64 l2_bytes() { return u64(attribute(cudaDevAttrL2CacheSize)); }
 dim3 stream_grid() { return dim3(sm_count() * shape::stream_blocks_per_sm); }
 // Grid of a one-wave probe: blocks_per_sm blocks for every SM.
 dim3 wave_grid() { return dim3(sm_count() * shape::blocks_per_sm); }
+// Dynamic shared memory (unused) that lets no more than blocks_per_sm blocks
+// share an SM: the wave's blocks then spread evenly, blocks_per_sm to every SM,
+// where a kernel of few registers could otherwise pile more onto some.
+std::size_t wave_shared_bytes() {
+    return std::size_t(attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor)) / (shape::blocks_per_sm + 1) + 1;
+}
 
 template <class T>
 T fetch_one(cuda_executor& ex, kl::gspan<T> s, std::size_t i = 0) {
@@ -390,7 +396,7 @@ check_result run_shared(cuda_executor& ex, u64 n, const param_values& p, u64 see
     const u64 threads = u64(grid.x) * block.x;
     auto out = ex.alloc<u32>(threads);
     auto clk = ex.alloc<u64>(2);
-    ex.launch("shared_ways", shared_ways, grid, block, 0, ways, u32(n), salt, out.data(), clk.data());
+    ex.launch("shared_ways", shared_ways, grid, block, wave_shared_bytes(), ways, u32(n), salt, out.data(), clk.data());
     const auto got = fetch(ex, out, threads);
     std::vector<u32> want(threads);
     for (u64 t = 0; t < threads; ++t) {
@@ -614,7 +620,7 @@ check_result run_issue_op(cuda_executor& ex, u64 n, u64 seed) {
     auto out = ex.alloc<T>(threads * chains);
     auto clk = ex.alloc<u64>(2);
     ex.upload(in, std::span<const T>(start));
-    ex.launch("issue", issue<Op>, grid, block, 0, out.data(), in.data(), p, u32(n), clk.data());
+    ex.launch("issue", issue<Op>, grid, block, wave_shared_bytes(), out.data(), in.data(), p, u32(n), clk.data());
     const auto got = fetch(ex, out, threads * chains);
     std::vector<T> want(threads * chains);
     if constexpr (std::is_same_v<Op, op_shfl>) {

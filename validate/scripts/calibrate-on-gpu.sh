@@ -5,7 +5,8 @@
 # `agpu sass` read:
 #   validate/scripts/calibrate-on-gpu.sh OUTDIR [agpu calibrate options...]
 # Writes OUTDIR/calibrate.tgz, which holds info.txt, calibrate.log, sass.txt
-# (cuobjdump -sass build/gpu/agpu) and DEVICE/ (the dataset and its
+# (cuobjdump -sass build/gpu/agpu; left out if the archive would pass the
+# tool's 16 MiB), sass-probes.txt (its probes) and DEVICE/ (the dataset and its
 # timing.json; DEVICE is h100, h200, ... from the GPU's name), and a copy of
 # the timing as OUTDIR/DEVICE-timing.json: two files, within the device
 # tool's eight.
@@ -42,8 +43,16 @@ tail -n 30 "$work/calibrate.log"
 cuobjdump=$(command -v cuobjdump || echo "$cuda/bin/cuobjdump")
 "$cuobjdump" -sass "$agpu" > "$work/sass.txt" 2>&1
 echo "cuobjdump exit status: $?" >> "$work/info.txt"
+# The probes' functions alone (kernels/probes/probes.gpu.cu), small enough to read.
+awk '/Function :/ { keep = index($0, "6probes") > 0 } keep' "$work/sass.txt" > "$work/sass-probes.txt"
 
 [ -f "$work/$device/timing.json" ] && cp "$work/$device/timing.json" "$out/$device-timing.json"
 tar czf "$out/calibrate.tgz" -C "$work" .
+# The device tool brings back files of at most 16 MiB: without the whole
+# program's SASS if it does not fit.
+if [ "$(stat -c %s "$out/calibrate.tgz")" -gt $(( 15 * 1024 * 1024 )) ]; then
+  echo "calibrate-on-gpu: sass.txt left out (the archive was over 15 MiB); sass-probes.txt is in it" | tee -a "$work/info.txt"
+  tar czf "$out/calibrate.tgz" -C "$work" --exclude=./sass.txt .
+fi
 rm -rf "$work"
 exit "$status"

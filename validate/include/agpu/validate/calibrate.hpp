@@ -28,7 +28,8 @@ namespace probe_shape {
 
 // probe/issue and probe/shared: blocks_per_sm blocks of block_threads threads
 // for every SM (one wave: 32 warps an SM, 8 a scheduler, each with
-// independent work, so that throughput and not latency limits).
+// independent work, so that throughput and not latency limits), each block
+// holding enough shared memory that no SM takes more than blocks_per_sm.
 inline constexpr unsigned block_threads = 256;
 inline constexpr unsigned blocks_per_sm = 4;
 inline constexpr unsigned warps_per_sm = block_threads / 32 * blocks_per_sm;
