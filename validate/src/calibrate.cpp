@@ -18,6 +18,7 @@
 
 #include "agpu/build_info.hpp"
 #include "agpu/errors.hpp"
+#include "agpu/model/algorithm.hpp"
 #include "agpu/model/sass.hpp"
 #include "agpu/utc_time.hpp"
 
@@ -222,7 +223,7 @@ public:
             std::vector<std::pair<double, double>> xy;
             for (const auto* r : runs) xy.emplace_back(16.0 * double(r->n / 16), seconds(*r, "l2_read", "l2_read_gbs"));
             add("l2_read_gbs", 1e-9 / slope(xy),
-                "probe/l2 footprint=" + runs.front()->params.at("footprint") + ", n = " + join_sizes(runs) +
+                "probe/l2 footprint=" + param(*runs.front(), "footprint", "l2_read_gbs") + ", n = " + join_sizes(runs) +
                     " bytes: inverse of the least-squares slope of time over bytes read");
         }
         for (const auto& [name, space] : std::initializer_list<std::pair<const char*, const char*>>{
@@ -298,6 +299,15 @@ private:
         return runs;
     }
 
+    // A run's parameter; the dataset's rows name it (input_error when a row lacks it).
+    const std::string& param(const probe_run& r, const std::string& name, const std::string& constant) const {
+        const auto it = r.params.find(name);
+        if (it == r.params.end())
+            throw input_error(m_name, "constant " + constant + ": " + r.algo + " n=" + std::to_string(r.n) +
+                                          " has no parameter " + name);
+        return it->second;
+    }
+
     double seconds(const probe_run& r, const std::string& kernel, const std::string& constant) const {
         const auto s = r.kernel_seconds(kernel);
         if (!s)
@@ -330,7 +340,13 @@ private:
         const double f = m_clock_mhz * 1e6;
         const auto runs = need("shared_wavefronts_per_clock", "probe/shared", {});
         std::map<int, std::vector<const probe_run*>> by_ways;
-        for (const auto* r : runs) by_ways[std::stoi(r->params.at("ways"))].push_back(r);
+        for (const auto* r : runs) {
+            std::uint64_t ways = 0;
+            if (!model::parse_unsigned(param(*r, "ways", "shared_wavefronts_per_clock"), ways) || ways == 0 || ways > 32)
+                throw input_error(m_name, "constant shared_wavefronts_per_clock: probe/shared n=" + std::to_string(r->n) +
+                                              " has ways=" + r->params.at("ways") + ", not an integer in [1, 32]");
+            by_ways[int(ways)].push_back(r);
+        }
         std::vector<double> rates;
         std::string detail;
         bool counted = true;
@@ -370,7 +386,7 @@ private:
         const double f = m_clock_mhz * 1e6;
         const auto runs = need("issue_per_clock", "probe/issue", {});
         std::map<std::string, std::vector<const probe_run*>> by_op;
-        for (const auto* r : runs) by_op[r->params.at("op")].push_back(r);
+        for (const auto* r : runs) by_op[param(*r, "op", "issue_per_clock")].push_back(r);
 
         struct best {
             double rate = 0;
@@ -457,7 +473,8 @@ private:
         std::vector<double> nvml;
         for (const auto& s : m_data.provenance.at("sessions"))
             for (const char* when : {"clocks_before", "clocks_after"})
-                if (s.contains(when) && s[when].value("known", false) && s[when].contains("sm_mhz"))
+                if (s.contains(when) && s[when].is_object() && s[when].value("known", false) &&
+                    s[when].contains("sm_mhz") && s[when]["sm_mhz"].is_number() && s[when]["sm_mhz"].get<double>() > 0)
                     nvml.push_back(s[when]["sm_mhz"].get<double>());
         m_clock = {{"nvml_mhz", nvml.empty() ? nlohmann::json(nullptr) : nlohmann::json(median(nvml))}};
         if (!in_run.empty()) {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "agpu/errors.hpp"
 #include "agpu/model/sass.hpp"
@@ -164,7 +165,6 @@ fs::path write_dataset(const std::string& name, const truth& t) {
              {"dram", t.dram_latency, 8192}, {"l2", t.l2_latency, 16384}}) {
         const std::string label = "probe/chase space=" + space;
         if (!wanted(label)) continue;
-        // Two runs (two seeds' worth): the median of 0.9x and 1.1x ... and the value.
         d.run("probe/chase", n, {{"space", space}}, {{"chase_link", 0.01}, {"chase", 1.0}}, {{"clocks_per_load", clocks}},
               passed(label));
     }
