@@ -62,7 +62,8 @@ int run_validate(const invocation& inv) {
         }
         s.entries = std::move(kept);
     }
-    const auto sizes = vm.count("sizes") ? parse_sizes(vm["sizes"].as<std::string>()) : s.default_sizes;
+    // Empty: each entry's own sizes, else the suite's.
+    const auto sizes = vm.count("sizes") ? parse_sizes(vm["sizes"].as<std::string>()) : std::vector<std::uint64_t>{};
     validate::measure_options opt;
     opt.reps = vm["reps"].as<unsigned>();
     opt.warmup = vm["warmup"].as<unsigned>();

@@ -3,6 +3,7 @@
 // one run under the CUPTI range profiler (one range per launch) for the
 // counters of the one counter table and the hardware-only metrics.
 #include <algorithm>
+#include <map>
 
 #include "agpu/errors.hpp"
 #include "agpu/model/counters.hpp"
@@ -59,6 +60,7 @@ std::vector<measurement> measure_run(const model::device& preset, const std::str
     std::vector<std::string> kernels;
     std::vector<std::vector<double>> ms;  // [launch][rep]
     std::vector<double> total;
+    std::map<std::string, std::pair<std::string, std::vector<double>>> values;  // name: unit, one per rep
     model::check_result last;
     for (unsigned r = 0; r < opt.reps; ++r) {
         cuda_executor ex(preset);
@@ -77,6 +79,11 @@ std::vector<measurement> measure_run(const model::device& preset, const std::str
             sum += t[i].ms;
         }
         total.push_back(sum);
+        for (const auto& v : last.values) {
+            auto& [unit, reps] = values[v.name];
+            unit = v.unit;
+            reps.push_back(v.value);
+        }
     }
     row("run", "", "check", 1.0, "passed", last.detail);
     for (std::size_t i = 0; i < kernels.size(); ++i) {
@@ -90,6 +97,11 @@ std::vector<measurement> measure_run(const model::device& preset, const std::str
         row("run", "", "time_ms", median(total), "ms", "sum of the launches, median of " + std::to_string(opt.reps));
         row("run", "", "time_ms_min", *lo, "ms");
         row("run", "", "time_ms_max", *hi, "ms");
+    }
+    for (const auto& [name, v] : values) {
+        const auto& [unit, reps] = v;
+        row("run", "", name, median(reps), unit,
+            "measured by the run itself, median of " + std::to_string(reps.size()) + " repetitions");
     }
 
     if (opt.counters) {

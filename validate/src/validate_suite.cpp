@@ -131,7 +131,7 @@ suite_outcome measure_suite(measure_backend& backend, const suite& s, const std:
     for (const auto& e : s.entries) {
         const auto& spec = find_spec(e.algo);
         const auto params = model::parse_params(spec, e.sets);
-        for (auto n : sizes) {
+        for (auto n : !sizes.empty() ? sizes : !e.sizes.empty() ? e.sizes : s.default_sizes) {
             if (e.max_n && n > e.max_n) continue;
             model::check_n(spec, n);
             plan.push_back({e.algo, n, params});

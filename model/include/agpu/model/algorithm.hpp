@@ -27,10 +27,20 @@ struct algo_spec {
     std::vector<param_spec> params;
 };
 
+// A quantity a run measures itself, beside the CUDA-event times (a probe's
+// clock64 cycles per load): kept in the dataset as a row of the run, the
+// median of the timed repetitions.
+struct run_value {
+    std::string name;  // the row's counter name: "clocks_per_load"
+    double value = 0;
+    std::string unit;
+};
+
 // Whether a run's outputs equal the CPU reference (simulator or GPU).
 struct check_result {
     bool passed = false;
     std::string detail;  // what was compared, or the first mismatch
+    std::vector<run_value> values = {};
 };
 
 // Checked parameter values of one algorithm (defaults filled in).

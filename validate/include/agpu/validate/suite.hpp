@@ -27,6 +27,11 @@ struct suite_entry {
     // Measured only at sizes up to this (0: every size of the suite), e.g. a
     // one-thread baseline that would take minutes at the largest sizes.
     std::uint64_t max_n = 0;
+    // The sizes this entry is measured at instead of the suite's default
+    // sizes (empty: the suite's), for suites whose entries' n mean different
+    // things (the calibrate probes: launches, words, loop iterations).
+    // Sizes given on the command line replace both.
+    std::vector<std::uint64_t> sizes = {};
 };
 
 // A performance goal checked by `agpu bench` on a dataset of the suite.
@@ -110,6 +115,7 @@ struct suite_outcome {
 // CUDA or CUPTI error) gets a "run/error" row (value: the error code, note:
 // the message), the session becomes "failed" with the reason, and the error
 // is rethrown. `progress` receives one line per run.
+// `sizes` empty: each entry at its own sizes, else the suite's default sizes.
 suite_outcome measure_suite(measure_backend& backend, const suite& s, const std::vector<std::uint64_t>& sizes,
                             const std::filesystem::path& out, bool resume, const measure_options& opt,
                             const std::string& device_override, const std::string& command_line,
