@@ -18,6 +18,8 @@ function(agpu_test name)
   cmake_parse_arguments(T "" "" "SOURCES;LIBS;LABELS;ONE_PROCESS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
+  # Kernels are found by their symbols (sim/sass_profiles.hpp: cuda_symbol_of).
+  set_target_properties(${name} PROPERTIES ENABLE_EXPORTS ON)
   agpu_warnings(${name})
   set(labels unit ${T_LABELS})
   set(suites "")

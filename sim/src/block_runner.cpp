@@ -101,6 +101,8 @@ void block_runner::prepare(std::string_view kernel, kl::dim3 g, kl::dim3 b, std:
     threads.resize(nthreads);
     warps.assign((nthreads + wb - 1) / wb, {});
     for (std::uint64_t r = 0; r < nthreads; ++r) warps[r / wb].push_back(&threads[r]);
+    tally.clear();
+    cst.tally = &tally;
     groupers.clear();
     groupers.reserve(warps.size());
     for (std::size_t w = 0; w < warps.size(); ++w) groupers.emplace_back(cst, bcounts);
@@ -111,7 +113,12 @@ std::uint64_t block_runner::run(std::uint64_t bid, bool record) {
     bc.recording = record;
     bc.global_atomic = false;
     try {
-        return run_block(bid);  // every thread finished: no fiber is left
+        const std::uint64_t steps = run_block(bid);  // every thread finished: no fiber is left
+        if (record) {
+            tally.warps += warps.size();
+            tally.warp_instructions += bcounts[counter::warp_instructions];
+        }
+        return steps;
     } catch (...) {
         // Unwind every suspended thread while the block context lives.
         for (auto& t : threads) {

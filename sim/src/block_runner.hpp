@@ -33,6 +33,7 @@ struct block_runner {
 
     stack_pool stacks;
     coster cst;
+    site_tally tally;  // the recorded blocks' instructions by site, since prepare()
     block_context bc;
     counts bcounts;  // the last block's counters
     std::vector<sim_thread> threads;

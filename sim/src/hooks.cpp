@@ -7,6 +7,7 @@
 
 #include "agpu/kl/sim_hooks.hpp"
 #include "block_context.hpp"
+#include "instructions.hpp"
 
 namespace agpu::kl::inline sim_backend::hook {
 
@@ -38,6 +39,7 @@ void access(space s, kind k, const void* p, std::size_t bytes, std::size_t index
     }
     const std::uint64_t site = site_key(l);
     const std::uint32_t occurrence = t.sites.next(site);
+    if (occurrence == 0 && t.info.lane == 0) note_site(site, l);
     if (s == space::global) {
         g_block->global_atomic |= k == kind::atomic;
         push_record(t, site, occurrence,
@@ -63,6 +65,7 @@ void skip(space s, kind k, const std::source_location& l) {
     if (!g_block->recording) return;
     const std::uint64_t site = site_key(l);
     const std::uint32_t occurrence = t.sites.next(site);
+    if (occurrence == 0) note_site(site, l);
     const what w = s == space::global ? (k == kind::load    ? what::global_load
                                          : k == kind::store ? what::global_store
                                                             : what::global_atomic)
@@ -75,17 +78,27 @@ void skip(space s, kind k, const std::source_location& l) {
 void barrier(const std::source_location& l) {
     auto& t = current_thread();
     const std::uint64_t site = site_key(l);
-    if (g_block->recording) t.log.push_back({site, t.sites.next(site), what::barrier, 0, 0});
+    if (g_block->recording) {
+        const std::uint32_t occurrence = t.sites.next(site);
+        if (occurrence == 0 && t.info.lane == 0) note_site(site, l);
+        t.log.push_back({site, occurrence, what::barrier, 0, 0});
+    }
     t.wait_site = site;
     t.wait_loc = l;
     yield_to_scheduler(t, thread_state::at_barrier);
 }
 
-std::uint64_t collective(coll_op op, std::uint64_t value, int arg, lane_mask mask, int width,
+std::uint64_t collective(coll_op op, std::uint64_t value, int arg, lane_mask mask, int width, unsigned bytes,
                          const std::source_location& l) {
     auto& t = current_thread();
     const std::uint64_t site = site_key(l);
-    if (g_block->recording) t.log.push_back({site, t.sites.next(site), what::collective, 0, 0});
+    if (g_block->recording && op != coll_op::sync) {
+        const std::uint32_t occurrence = t.sites.next(site);
+        if (occurrence == 0 && t.info.lane == 0) note_site(site, l);
+        t.log.push_back({site, occurrence, what::collective, bytes, 0});
+    } else if (g_block->recording) {
+        t.log.push_back({site, t.sites.next(site), what::collective, 0, 0});
+    }
     t.wait_site = site;
     t.wait_loc = l;
     t.coll_op = op;

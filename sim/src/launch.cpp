@@ -132,8 +132,9 @@ std::vector<std::uint64_t> executor::probe_blocks(std::uint64_t nblocks, std::ui
 }
 
 std::vector<block_sample> executor::run_listed_blocks(std::span<const std::uint64_t> blocks, std::string_view name,
-                                                      kl::dim3 grid, kl::dim3 block, std::size_t dynamic_shared_bytes,
-                                                      void (*body)(void*), void* arg) {
+                                                      const std::string& symbol, kl::dim3 grid, kl::dim3 block,
+                                                      std::size_t dynamic_shared_bytes, void (*body)(void*),
+                                                      void* arg) {
     const std::string kname(name);
     check_launch(kname, grid, block, dynamic_shared_bytes);
     const std::uint64_t nblocks = std::uint64_t(grid.x) * grid.y * grid.z;
@@ -158,11 +159,15 @@ std::vector<block_sample> executor::run_listed_blocks(std::span<const std::uint6
             s.steps = steps;
             if (m_opt.progress) m_opt.progress(std::uint64_t(block.x) * block.y * block.z);
         });
+    auto& pending = m_engine->listed[kname];
+    pending.first = symbol;
+    for (unsigned w = 0; w < workers_for(blocks.size()) && w < m_engine->runners.size(); ++w)
+        pending.second.merge(m_engine->runners[w]->tally);
     return out;
 }
 
-void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, std::size_t dynamic_shared_bytes,
-                          void (*body)(void*), void* arg) {
+void executor::run_launch(std::string_view name, const std::string& symbol, kl::dim3 grid, kl::dim3 block,
+                          std::size_t dynamic_shared_bytes, void (*body)(void*), void* arg) {
     const model::machine& m = m_dev.agpu;
     const std::string kname(name);
     check_launch(kname, grid, block, dynamic_shared_bytes);
@@ -241,6 +246,9 @@ void executor::run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, 
     }
     rec.c[counter::shared_words_max] = (shared_max + m.word_bytes() - 1) / m.word_bytes();
     rec.mps_used = k;
+    detail::site_tally tally;
+    for (unsigned w = 0; w < workers && w < m_engine->runners.size(); ++w) tally.merge(m_engine->runners[w]->tally);
+    detail::add_instruction_counts(rec, symbol, tally, m_dev);
     m_record.launches.push_back(std::move(rec));
 }
 
@@ -253,6 +261,10 @@ void executor::record_work_launch(const work_launch& w) {
     rec.block = w.block;
     rec.dynamic_shared_bytes = w.dynamic_shared_bytes;
     estimate_linear(m_dev.agpu, w, m_synthesized, rec);
+    if (const auto it = m_engine->listed.find(kname); it != m_engine->listed.end()) {
+        detail::add_instruction_counts(rec, it->second.first, it->second.second, m_dev);
+        m_engine->listed.erase(it);
+    }
     const std::uint64_t nthreads = std::uint64_t(w.block.x) * w.block.y * w.block.z;
     if (m_opt.progress && rec.blocks_skipped) m_opt.progress(nthreads * rec.blocks_skipped);
     m_record.launches.push_back(std::move(rec));

@@ -7,6 +7,7 @@ namespace agpu::sim::detail {
 
 std::uint64_t coster::cost(const instruction& in, counts& c) {
     c[counter::warp_instructions] += in.w == what::compute ? in.compute_n : 1;
+    if (tally) tally->add(in.site, in.w, in.bytes);
     switch (in.w) {
         case what::barrier: c[counter::barrier_instructions] += 1; return 1;
         case what::collective: c[counter::collective_instructions] += 1; return 1;
@@ -104,6 +105,8 @@ std::uint64_t warp_grouper::process_lockstep() {
         const record& r0 = m_part.front()->log[j];
         m_in.w = r0.w;
         m_in.compute_n = r0.w == what::compute ? r0.size : 0;
+        m_in.site = r0.site;
+        m_in.bytes = r0.w == what::collective ? r0.size : 0;
         m_in.accesses.clear();
         m_in.lanes.clear();
         if (r0.w != what::barrier && r0.w != what::collective && r0.w != what::compute)
@@ -121,6 +124,7 @@ std::uint64_t warp_grouper::process_divergent() {
         for (const record& r : t->log) {
             auto& in = m_pending.at(r.site, r.occurrence);
             in.w = r.w;
+            if (r.w == what::collective) in.bytes = std::max(in.bytes, r.size);
             if (r.w == what::compute) in.compute_n = std::max(in.compute_n, r.size);
             else if (r.w != what::barrier && r.w != what::collective) {
                 in.accesses.emplace_back(r.addr, r.size);

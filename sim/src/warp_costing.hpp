@@ -12,6 +12,7 @@
 #include "agpu/model/costing.hpp"
 #include "agpu/sim/executor.hpp"
 #include "block_context.hpp"
+#include "instructions.hpp"
 
 namespace agpu::sim::detail {
 
@@ -19,6 +20,8 @@ namespace agpu::sim::detail {
 struct instruction {
     what w{};
     std::uint32_t compute_n = 0;
+    std::uint64_t site = 0;     // the kernel-layer call's site (site_key)
+    std::uint32_t bytes = 0;    // the widest lane's bytes (a collective's value width)
     model::lane_accesses accesses;     // (addr, bytes) per lane
     std::vector<std::uint32_t> lanes;  // the lane of each access
 };
@@ -28,6 +31,7 @@ class coster {
 public:
     explicit coster(const model::machine& m) : m_rules(m) {}
     std::uint64_t cost(const instruction& in, counts& c);
+    site_tally* tally = nullptr;  // where recorded instructions are tallied by site (instructions.hpp)
 
 private:
     std::uint64_t cost_accesses(const instruction& in, counts& c);
@@ -68,6 +72,8 @@ public:
         e.slot = i;
         e.in.w = {};
         e.in.compute_n = 0;
+        e.in.site = site;
+        e.in.bytes = 0;
         e.in.accesses.clear();
         e.in.lanes.clear();
         m_index[i] = static_cast<std::uint32_t>(m_used++);

@@ -433,8 +433,8 @@ private:
             bool fell = false;
             const double all = rate_of(
                 [&](const probe_run& r) {
-                    auto v = r.counter("issue", "warp_instructions");
-                    return v ? v : r.counter("issue", "inst_executed");
+                    auto v = r.counter("issue", "inst_executed");
+                    return v ? v : r.counter("issue", "warp_instructions");
                 },
                 all_per_iteration, fell);
             issue_fell_back = issue_fell_back || fell;

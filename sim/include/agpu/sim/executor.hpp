@@ -28,6 +28,7 @@
 #include "agpu/model/device.hpp"
 #include "agpu/sim/estimator.hpp"
 #include "agpu/sim/record.hpp"
+#include "agpu/sim/sass_profiles.hpp"
 
 namespace agpu::sim {
 
@@ -151,8 +152,10 @@ public:
     template <class... P, class... A>
     void launch(std::string_view name, void (*kernel)(P...), kl::dim3 grid, kl::dim3 block,
                 std::size_t dynamic_shared_bytes, A&&... args) {
-        erased([&](void (*body)(void*), void* arg) { run_launch(name, grid, block, dynamic_shared_bytes, body, arg); },
-               kernel, std::forward<A>(args)...);
+        const std::string symbol = cuda_symbol_of(reinterpret_cast<const void*>(kernel));
+        erased([&](void (*body)(void*), void* arg) {
+            run_launch(name, symbol, grid, block, dynamic_shared_bytes, body, arg);
+        }, kernel, std::forward<A>(args)...);
     }
 
     // Declares that nothing needs the outputs of the unrecorded blocks of the
@@ -190,9 +193,10 @@ public:
     std::vector<block_sample> run_blocks(std::span<const std::uint64_t> blocks, std::string_view name,
                                          void (*kernel)(P...), kl::dim3 grid, kl::dim3 block,
                                          std::size_t dynamic_shared_bytes, A&&... args) {
+        const std::string symbol = cuda_symbol_of(reinterpret_cast<const void*>(kernel));
         return erased(
             [&](void (*body)(void*), void* arg) {
-                return run_listed_blocks(blocks, name, grid, block, dynamic_shared_bytes, body, arg);
+                return run_listed_blocks(blocks, name, symbol, grid, block, dynamic_shared_bytes, body, arg);
             },
             kernel, std::forward<A>(args)...);
     }
@@ -232,11 +236,12 @@ private:
             fill(first / sizeof(T), bytes / sizeof(T), static_cast<T*>(dst));
         };
     }
-    void run_launch(std::string_view name, kl::dim3 grid, kl::dim3 block, std::size_t dynamic_shared_bytes,
-                    void (*body)(void*), void* arg);
+    // `symbol`: the kernel's CUDA symbol (cuda_symbol_of), for its SASS profile's instruction counts.
+    void run_launch(std::string_view name, const std::string& symbol, kl::dim3 grid, kl::dim3 block,
+                    std::size_t dynamic_shared_bytes, void (*body)(void*), void* arg);
     std::vector<block_sample> run_listed_blocks(std::span<const std::uint64_t> blocks, std::string_view name,
-                                                kl::dim3 grid, kl::dim3 block, std::size_t dynamic_shared_bytes,
-                                                void (*body)(void*), void* arg);
+                                                const std::string& symbol, kl::dim3 grid, kl::dim3 block,
+                                                std::size_t dynamic_shared_bytes, void (*body)(void*), void* arg);
     void check_launch(const std::string& kname, kl::dim3 grid, kl::dim3 block, std::size_t dynamic_shared_bytes) const;
     // Runs `count` blocks of a launch, block_at(i) for i < count, the first alone
     // (see engine_options::threads); after each, done(worker, block, recorded,

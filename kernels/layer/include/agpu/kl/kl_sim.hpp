@@ -221,7 +221,7 @@ inline void thread_fence() {}
                              "yields, so no other thread can write what it waits for");
 }
 inline void sync_warp(lane_mask mask = ~lane_mask{0}, loc l = loc::current()) {
-    hook::collective(hook::coll_op::sync, 0, 0, mask, 0, l);
+    hook::collective(hook::coll_op::sync, 0, 0, mask, 0, 0, l);
 }
 
 namespace detail {
@@ -245,34 +245,34 @@ T from_bits(std::uint64_t bits) {
 template <class T>
 T shfl(T v, int src_lane, lane_mask mask = ~lane_mask{0}, int width = 0, loc l = loc::current()) {
     return detail::from_bits<T>(
-        hook::collective(hook::coll_op::shfl_idx, detail::to_bits(v), src_lane, mask, width, l));
+        hook::collective(hook::coll_op::shfl_idx, detail::to_bits(v), src_lane, mask, width, unsigned(sizeof(T)), l));
 }
 template <class T>
 T shfl_up(T v, unsigned delta, lane_mask mask = ~lane_mask{0}, int width = 0, loc l = loc::current()) {
     return detail::from_bits<T>(
-        hook::collective(hook::coll_op::shfl_up, detail::to_bits(v), int(delta), mask, width, l));
+        hook::collective(hook::coll_op::shfl_up, detail::to_bits(v), int(delta), mask, width, unsigned(sizeof(T)), l));
 }
 template <class T>
 T shfl_down(T v, unsigned delta, lane_mask mask = ~lane_mask{0}, int width = 0, loc l = loc::current()) {
     return detail::from_bits<T>(
-        hook::collective(hook::coll_op::shfl_down, detail::to_bits(v), int(delta), mask, width, l));
+        hook::collective(hook::coll_op::shfl_down, detail::to_bits(v), int(delta), mask, width, unsigned(sizeof(T)), l));
 }
 template <class T>
 T shfl_xor(T v, int lane_bits, lane_mask mask = ~lane_mask{0}, int width = 0, loc l = loc::current()) {
     return detail::from_bits<T>(
-        hook::collective(hook::coll_op::shfl_xor, detail::to_bits(v), lane_bits, mask, width, l));
+        hook::collective(hook::coll_op::shfl_xor, detail::to_bits(v), lane_bits, mask, width, unsigned(sizeof(T)), l));
 }
 inline lane_mask ballot(bool pred, lane_mask mask = ~lane_mask{0}, loc l = loc::current()) {
-    return hook::collective(hook::coll_op::ballot, pred, 0, mask, 0, l);
+    return hook::collective(hook::coll_op::ballot, pred, 0, mask, 0, 4, l);
 }
 inline bool any(bool pred, lane_mask mask = ~lane_mask{0}, loc l = loc::current()) {
-    return hook::collective(hook::coll_op::any, pred, 0, mask, 0, l) != 0;
+    return hook::collective(hook::coll_op::any, pred, 0, mask, 0, 4, l) != 0;
 }
 inline bool all(bool pred, lane_mask mask = ~lane_mask{0}, loc l = loc::current()) {
-    return hook::collective(hook::coll_op::all, pred, 0, mask, 0, l) != 0;
+    return hook::collective(hook::coll_op::all, pred, 0, mask, 0, 4, l) != 0;
 }
 inline std::uint32_t reduce_add(std::uint32_t v, lane_mask mask = ~lane_mask{0}, loc l = loc::current()) {
-    return std::uint32_t(hook::collective(hook::coll_op::reduce_add, v, 0, mask, 0, l));
+    return std::uint32_t(hook::collective(hook::coll_op::reduce_add, v, 0, mask, 0, 4, l));
 }
 
 inline std::uint32_t opaque(std::uint32_t v) { return v; }  // a register hint for nvcc only

@@ -54,7 +54,8 @@ void barrier(const std::source_location& l);
 // Suspends the thread until every lane of `mask` reaches the collective, then
 // returns this lane's result (the value bits of a shuffle, the mask of a
 // ballot, 0/1 of any/all, the sum of the mask's values mod 2^32 of reduce_add).
-std::uint64_t collective(coll_op op, std::uint64_t value, int arg, lane_mask mask, int width,
+// `bytes`: the value's width (a 64-bit shuffle is two instructions on the GPU).
+std::uint64_t collective(coll_op op, std::uint64_t value, int arg, lane_mask mask, int width, unsigned bytes,
                          const std::source_location& l);
 
 // n compute instructions declared by the kernel.
