@@ -1,5 +1,5 @@
 # The layers, enforced on the includes: every quoted #include of every C++ and
-# CUDA source under ROOT's model/, kernels/, sim/, validate/ and reports/ is
+# CUDA source under ROOT's model/, kernels/, sim/, sweep/, validate/ and reports/ is
 # classed by what it reaches, and each folder (and, in kernels/, each kind of
 # file) may reach only the layers below it (STYLE.md 1):
 #
@@ -11,14 +11,15 @@
 #   model/                 model only
 #   sim/estimators/        the kernel layer, model, sim, the families' headers
 #   sim/                   the kernel layer, model, sim
+#   sweep/                 the kernel layer, model, sim, sweep
 #   validate/              the kernel layer, model, sim, validate
-#   reports/               model, sim, validate, reports
+#   reports/               model, sim, sweep, validate, reports
 #
 # Tests (a tests/ folder), benchmarks (bench/), fuzz targets and the command
 # line (cli/) may include anything. An include that names a file beside the
 # including one is its own folder's. What an include reaches: agpu/kl/ the
 # kernel layer; agpu/model/ and agpu/{errors,registry,build_info,utc_time}.hpp
-# model; agpu/sim/ and estimators/ sim; agpu/validate/ validate;
+# model; agpu/sim/ and estimators/ sim; agpu/sweep/ sweep; agpu/validate/ validate;
 # agpu/reports/ reports; <family>/... (a folder of kernels/) the families'
 # headers, a .cuh among them a kernel body; a file found in a folder above the
 # including one, within its top folder, its own folder's.
@@ -42,6 +43,8 @@ function(reached include including_dir top out)
     set(${out} model PARENT_SCOPE)
   elseif(include MATCHES "^agpu/sim/" OR include MATCHES "^estimators/")
     set(${out} sim PARENT_SCOPE)
+  elseif(include MATCHES "^agpu/sweep/")
+    set(${out} sweep PARENT_SCOPE)
   elseif(include MATCHES "^agpu/validate/")
     set(${out} validate PARENT_SCOPE)
   elseif(include MATCHES "^agpu/reports/")
@@ -88,17 +91,19 @@ function(allowed rel out)
     set(${out} "kl;body;family;model;sim" PARENT_SCOPE)
   elseif(rel MATCHES "^sim/")
     set(${out} "kl;model;sim" PARENT_SCOPE)
+  elseif(rel MATCHES "^sweep/")
+    set(${out} "kl;model;sim;sweep" PARENT_SCOPE)
   elseif(rel MATCHES "^validate/")
     set(${out} "kl;model;sim;validate" PARENT_SCOPE)
   elseif(rel MATCHES "^reports/")
-    set(${out} "model;sim;validate;reports" PARENT_SCOPE)
+    set(${out} "model;sim;sweep;validate;reports" PARENT_SCOPE)
   else()
     set(${out} any PARENT_SCOPE)
   endif()
 endfunction()
 
 set(globs)
-foreach(top model kernels sim validate reports cli)
+foreach(top model kernels sim sweep validate reports cli)
   foreach(ext cpp hpp cu cuh)
     list(APPEND globs "${ROOT}/${top}/*.${ext}")
   endforeach()

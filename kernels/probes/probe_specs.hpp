@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "agpu/model/algorithm.hpp"
-#include "agpu/validate/calibrate.hpp"
+#include "agpu/model/probe_shape.hpp"
 
 namespace agpu::kernels::probes {
 
@@ -56,10 +56,10 @@ inline algo_spec atomic_spec() {
 
 inline algo_spec issue_spec() {
     std::vector<std::string> ops;
-    for (const auto& o : validate::probe_shape::issue_probes) ops.emplace_back(o.op);
+    for (const auto& o : model::probe_shape::issue_probes) ops.emplace_back(o.op);
     return {"probe/issue",
             "independent chains of one instruction class in every warp of a full wave: the issue rate of its pipe",
-            "iterations", 1024, 1, u64(1) << 20, {{"op", "the instruction (SASS opcode in calibrate.hpp)", "ffma", ops, 0, 0}}};
+            "iterations", 1024, 1, u64(1) << 20, {{"op", "the instruction (SASS opcode in probe_shape.hpp)", "ffma", ops, 0, 0}}};
 }
 
 inline algo_spec dependent_spec() {

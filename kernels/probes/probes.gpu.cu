@@ -16,7 +16,7 @@
 //   probe/issue      independent chains of one instruction class: the issue rate of its pipe
 //   probe/dependent  one warp's chain of n dependent FFMA, IADD3, SHFL or barriers (clock64)
 //
-// Shapes (blocks an SM, chains, loop bodies) are declared in calibrate.hpp,
+// Shapes (blocks an SM, chains, loop bodies) are declared in model/probe_shape.hpp,
 // where the derivation reads them. Rates that need the SM clock also record it
 // in the run: block 0's clock64 cycles over %globaltimer nanoseconds around
 // its loop (the value sm_clock_mhz).
@@ -42,7 +42,7 @@ using model::check_result;
 using model::param_values;
 using model::run_value;
 using validate::cuda_executor;
-namespace shape = validate::probe_shape;
+namespace shape = model::probe_shape;
 using u32 = std::uint32_t;
 using u64 = std::uint64_t;
 

@@ -31,7 +31,7 @@ std::vector<suite_entry> calibrate_entries() {
     };
     for (const char* ways : {"1", "2", "4", "8", "16", "32"})
         e.push_back({"probe/shared", {std::string("ways=") + ways}, {}, {}, 0, iterations});
-    for (const auto& op : agpu::validate::probe_shape::issue_probes)
+    for (const auto& op : agpu::model::probe_shape::issue_probes)
         e.push_back({"probe/issue", {"op=" + std::string(op.op)}, {}, {}, 0, iterations});
     for (const char* op : {"ffma", "iadd3", "shfl", "bar"})
         e.push_back({"probe/dependent", {std::string("op=") + op}, {}, {}, 0, {16384}});

@@ -49,7 +49,7 @@ TEST(StrictDeviceFile, UnknownKeyAtTheTopLevelOfAPatchedFile) {
 
 TEST(StrictDeviceFile, UnknownKeyAtThePatchsTopLevel) {
     // The mistake that used to predict the unchanged H100: b outside agpu.
-    expect_error(error_of(patched({{"b", sourced(64)}})), "patch.b", "unknown key (a patch holds agpu and hardware only");
+    expect_error(error_of(patched({{"b", sourced(64)}})), "patch.b", "unknown key (a patch holds agpu, hardware and timing only");
     expect_error(error_of(patched({{"hardwear", {{"sm_clock_mhz", sourced(1000)}}}})), "patch.hardwear", "unknown key");
     expect_error(error_of(patched({{"id", "x"}})), "patch.id", "unknown key");
 }

@@ -24,16 +24,6 @@
 
 namespace agpu::validate {
 
-namespace probe_shape {
-
-const issue_probe& find_issue_probe(std::string_view op) {
-    for (const auto& p : issue_probes)
-        if (p.op == op) return p;
-    throw input_error("probe/issue op=" + std::string(op), "no such issue probe (calibrate.hpp, issue_probes)");
-}
-
-}  // namespace probe_shape
-
 const std::array<timing_constant_info, 20> timing_constants{{
     {"launch_us", "us", "probe/launch", "time per launch in a stream of back-to-back launches of an empty kernel"},
     {"block_clocks", "clocks", "probe/blocks", "SM clocks to start and retire a thread block (per SM: k blocks run at once)"},
@@ -356,7 +346,7 @@ private:
                 auto w = r->counter("shared_ways", "shared_load_wavefronts");
                 if (!w) {
                     counted = false;
-                    w = m_sms * probe_shape::warps_per_sm * double(r->n) * probe_shape::shared_loads * ways;
+                    w = m_sms * model::probe_shape::warps_per_sm * double(r->n) * model::probe_shape::shared_loads * ways;
                 }
                 xy.emplace_back(*w, seconds(*r, "shared_ways", "shared_wavefronts_per_clock"));
             }
@@ -397,7 +387,7 @@ private:
         best issue;
         bool fell_back = false, issue_fell_back = false;
         for (const auto& [op, group] : by_op) {
-            const auto& shape = probe_shape::find_issue_probe(op);
+            const auto& shape = model::probe_shape::find_issue_probe(op);
             // Static counts of one iteration, by pipe and in all.
             std::map<std::string, double> per_iteration;
             double all_per_iteration = 0;
@@ -414,7 +404,7 @@ private:
                     auto x = measured(*r);
                     if (!x) {
                         fell = true;
-                        x = m_sms * probe_shape::warps_per_sm * double(r->n) * static_per_iteration;
+                        x = m_sms * model::probe_shape::warps_per_sm * double(r->n) * static_per_iteration;
                     }
                     xy.emplace_back(*x, seconds(*r, "issue", "issue_per_clock"));
                 }

@@ -17,7 +17,7 @@
 
 namespace fs = std::filesystem;
 namespace validate = agpu::validate;
-namespace shape = agpu::validate::probe_shape;
+namespace shape = agpu::model::probe_shape;
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The issue probes' loop bodies in calibrate.hpp (issue_probes) against the
+// The issue probes' loop bodies in model/probe_shape.hpp (issue_probes) against the
 // SASS this build compiled for them: for each probe/issue kernel, the
 // instructions by pipe of its largest loop equal the table's. The derivation
 // counts instructions from the table where a dataset has no per-pipe
@@ -21,7 +21,7 @@
 
 namespace fs = std::filesystem;
 namespace model = agpu::model;
-namespace shape = agpu::validate::probe_shape;
+namespace shape = agpu::model::probe_shape;
 
 namespace {
 

@@ -40,11 +40,11 @@ TEST(Probes, CalibrateSuiteMeasuresEveryConstantsProbe) {
 }
 
 TEST(Probes, IssueProbesHaveTheirOpcodeInTheLoop) {
-    for (const auto& p : validate::probe_shape::issue_probes) {
+    for (const auto& p : model::probe_shape::issue_probes) {
         unsigned count = 0;
         for (const auto& c : p.loop)
             if (c.opcode == p.opcode) count += c.count;
         // One a step, and the loop counter's VIADD in op=viadd.
-        EXPECT_EQ(count, agpu::validate::probe_shape::issue_steps * p.unroll + (p.op == "viadd")) << p.op;
+        EXPECT_EQ(count, agpu::model::probe_shape::issue_steps * p.unroll + (p.op == "viadd")) << p.op;
     }
 }
