@@ -19,7 +19,8 @@ namespace agpu::cli {
 namespace {
 
 const char* calibrate_usage =
-    "agpu calibrate --out DIR [--reps R] [--warmup W] [--no-counters] [--resume] [--device ID|FILE] [--format table|json]\n"
+    "agpu calibrate --out DIR [--reps R] [--warmup W] [--no-counters] [--resume] [--device ID|FILE] [--format "
+    "table|json]\n"
     "       agpu calibrate --data DIR [--out-timing FILE] [--format table|json]";
 
 void print_timing(const invocation& inv, const validate::device_timing& t, output_format format) {
@@ -33,7 +34,8 @@ void print_timing(const invocation& inv, const validate::device_timing& t, outpu
     for (const char* h : {"unit", "source"}) table.add_column(h, text_table::align::left);
     for (const auto& c : t.timing) table.add_row({c.name, fmt_num(c.value, 4), c.unit, c.source});
     table.print(inv.out);
-    inv.out << "\n" << t.timing.size() << " constants of " << t.gpu << " (device " << t.device << "), measured "
+    inv.out << "\n"
+            << t.timing.size() << " constants of " << t.gpu << " (device " << t.device << "), measured "
             << (t.timing.empty() ? std::string("-") : t.timing.front().date) << ", SM clock "
             << fmt_num(t.provenance["sm_clock"].value("used_mhz", 0.0), 5) << " MHz ("
             << t.provenance["sm_clock"].value("from", std::string("?")) << ")\n";
@@ -81,8 +83,8 @@ int run_calibrate(const invocation& inv) {
     opt.counters = !vm.count("no-counters");
     if (opt.reps < 10) throw input_error("option --reps", "must be at least 10 (medians of many repetitions)");
     validate::require_gpu("agpu calibrate --out");
-    const auto outcome = validate::validate_suite(validate::find_suite("calibrate"), {}, out, vm.count("resume") > 0, opt,
-                                                  vm["device"].as<std::string>(), cmd,
+    const auto outcome = validate::validate_suite(validate::find_suite("calibrate"), {}, out, vm.count("resume") > 0,
+                                                  opt, vm["device"].as<std::string>(), cmd,
                                                   [&](const std::string& line) { inv.err << line << std::endl; });
     if (outcome.status == "interrupted") {
         inv.err << "agpu calibrate: interrupted: " << outcome.reason << "; the dataset in " << out
@@ -98,10 +100,11 @@ int run_calibrate(const invocation& inv) {
     return exit_ok;
 }
 
-AGPU_COMMAND("calibrate",
-             "measure this GPU's time constants with the probes (launch, bandwidths, latencies, issue rates), or derive "
-             "them from a dataset",
-             run_calibrate);
+AGPU_COMMAND(
+    "calibrate",
+    "measure this GPU's time constants with the probes (launch, bandwidths, latencies, issue rates), or derive "
+    "them from a dataset",
+    run_calibrate);
 
 }  // namespace
 }  // namespace agpu::cli

@@ -45,10 +45,8 @@ int run_dataset(const invocation& inv) {
         if (dirs.empty()) throw usage_error("pack: name at least one dataset directory");
         for (const auto& d : dirs) {
             const auto r = validate::pack_dataset(d);
-            if (r.already_packed)
-                inv.out << d << ": already packed (" << r.packed_bytes << " bytes)\n";
-            else
-                inv.out << d << ": " << r.plain_bytes << " -> " << r.packed_bytes << " bytes\n";
+            if (r.already_packed) inv.out << d << ": already packed (" << r.packed_bytes << " bytes)\n";
+            else inv.out << d << ": " << r.plain_bytes << " -> " << r.packed_bytes << " bytes\n";
         }
         return exit_ok;
     }
@@ -70,16 +68,15 @@ int run_dataset(const invocation& inv) {
         const auto problems = validate::check_manifest(root);
         for (const auto& p : problems) inv.err << p << '\n';
         if (!problems.empty())
-            throw input_error("validate/data/manifest.json", std::to_string(problems.size()) +
-                                                                 " disagreements with the tree (listed above)");
+            throw input_error("validate/data/manifest.json",
+                              std::to_string(problems.size()) + " disagreements with the tree (listed above)");
         inv.out << "validate/data: every dataset listed in the manifest, and every listed dataset there\n";
         return exit_ok;
     }
     throw usage_error("unknown action '" + action + "' (known: pack, merge, manifest)\n\nusage: " + dataset_usage);
 }
 
-AGPU_COMMAND("dataset", "pack, merge and list measured datasets; check the data manifest (no GPU needed)",
-             run_dataset);
+AGPU_COMMAND("dataset", "pack, merge and list measured datasets; check the data manifest (no GPU needed)", run_dataset);
 
 }  // namespace
 }  // namespace agpu::cli

@@ -18,8 +18,9 @@
 namespace agpu::cli {
 namespace {
 
-const char* fit_usage = "agpu fit --data DIR... [--out FILE] [--check DIR...] [--runs] [--format table|json]\n"
-                        "       agpu fit --check DIR... [--fit FILE] [--runs] [--format table|json]";
+const char* fit_usage =
+    "agpu fit --data DIR... [--out FILE] [--check DIR...] [--runs] [--format table|json]\n"
+    "       agpu fit --check DIR... [--fit FILE] [--runs] [--format table|json]";
 
 std::string pct(double x) { return fmt_num(100 * x, 3) + "%"; }
 
@@ -33,8 +34,8 @@ void stats_row(text_table& t, const std::string& name, const validate::error_sta
                s.worst_run});
 }
 
-void print_runs(std::ostream& os, const std::vector<validate::fit_sample>& samples, const std::vector<double>& predicted,
-                const std::vector<const validate::cross_validation*>& cvs) {
+void print_runs(std::ostream& os, const std::vector<validate::fit_sample>& samples,
+                const std::vector<double>& predicted, const std::vector<const validate::cross_validation*>& cvs) {
     text_table t;
     t.add_column("run", text_table::align::left);
     t.add_column("counts", text_table::align::left);
@@ -45,8 +46,7 @@ void print_runs(std::ostream& os, const std::vector<validate::fit_sample>& sampl
     for (std::size_t i = 0; i < samples.size(); ++i) {
         const auto& s = samples[i];
         std::vector<std::string> row{s.run_id, s.count_source, fmt_num(s.measured_s * 1e3, 4),
-                                     fmt_num(predicted[i] * 1e3, 4),
-                                     pct((predicted[i] - s.measured_s) / s.measured_s)};
+                                     fmt_num(predicted[i] * 1e3, 4), pct((predicted[i] - s.measured_s) / s.measured_s)};
         for (const auto* cv : cvs)
             row.push_back(std::isnan(cv->predicted[i]) ? "-" : pct((cv->predicted[i] - s.measured_s) / s.measured_s));
         t.add_row(std::move(row));
@@ -65,7 +65,8 @@ int run_fit(const invocation& inv) {
     po::options_description opts("options");
     opts.add_options()("data", po::value<std::vector<std::string>>()->multitoken()->composing(),
                        "measured datasets to fit on (one device)")(
-        "out", po::value<std::string>(), (std::string("write the fit (schema ") + model::fit_schema + ") to FILE").c_str())(
+        "out", po::value<std::string>(),
+        (std::string("write the fit (schema ") + model::fit_schema + ") to FILE").c_str())(
         "check", po::value<std::vector<std::string>>()->multitoken()->composing(),
         "datasets to predict from the constants and their device's preset alone (e.g. another GPU)")(
         "fit", po::value<std::string>(), "without --data: the fit to check (default: the committed H100 fit)")(
@@ -75,13 +76,17 @@ int run_fit(const invocation& inv) {
     if (!parse_options(inv, fit_usage, opts, {}, vm)) return exit_ok;
     const auto format = format_option(vm);
     const auto data_dirs = paths(vm, "data"), check_dirs = paths(vm, "check");
-    if (data_dirs.empty() && check_dirs.empty()) throw usage_error("give --data DIR... to fit, or --check DIR... to check a fit");
-    if (!data_dirs.empty() && vm.count("fit")) throw usage_error("option --fit: only without --data (--data makes a new fit)");
-    if (data_dirs.empty() && vm.count("out")) throw usage_error("option --out: needs --data (nothing is fitted without it)");
+    if (data_dirs.empty() && check_dirs.empty())
+        throw usage_error("give --data DIR... to fit, or --check DIR... to check a fit");
+    if (!data_dirs.empty() && vm.count("fit"))
+        throw usage_error("option --fit: only without --data (--data makes a new fit)");
+    if (data_dirs.empty() && vm.count("out"))
+        throw usage_error("option --out: needs --data (nothing is fitted without it)");
     if (vm.count("out")) {  // before the fit, not after it
         const std::filesystem::path dir = std::filesystem::path(vm["out"].as<std::string>()).parent_path();
         if (!dir.empty() && !std::filesystem::is_directory(dir))
-            throw input_error("option --out " + vm["out"].as<std::string>(), "its directory " + dir.string() + " does not exist");
+            throw input_error("option --out " + vm["out"].as<std::string>(),
+                              "its directory " + dir.string() + " does not exist");
     }
     auto progress = [&](const std::string& line) {
         if (format == output_format::table) inv.err << "  " << line << '\n';
@@ -93,7 +98,8 @@ int run_fit(const invocation& inv) {
         std::vector<std::string> names;
         for (const auto& a : inv.args) command_line += " " + a;
         for (const auto& d : data_dirs) names.push_back(d.lexically_normal().generic_string());
-        r = validate::fit_datasets(validate::load_samples(data_dirs, validate::default_max_simulation_s, progress), names, command_line);
+        r = validate::fit_datasets(validate::load_samples(data_dirs, validate::default_max_simulation_s, progress),
+                                   names, command_line);
         // The datasets it is checked on go with it: the report's default cross-device check.
         for (const auto& d : check_dirs) r.fit.check_datasets.push_back(d.lexically_normal().generic_string());
         if (vm.count("out")) {
@@ -109,7 +115,8 @@ int run_fit(const invocation& inv) {
     }
     if (!check_dirs.empty()) {
         r.check_data = validate::load_samples(check_dirs, validate::default_max_simulation_s, progress);
-        if (r.check_data.samples.empty()) throw input_error("option --check", "the datasets hold no run the model can count");
+        if (r.check_data.samples.empty())
+            throw input_error("option --check", "the datasets hold no run the model can count");
         r.check = validate::evaluate(r.check_data.samples, r.fit.constants);
     }
 
@@ -127,7 +134,8 @@ int run_fit(const invocation& inv) {
         c.add_row({std::string(t.name), fmt_num(r.fit.constants[std::size_t(t.id)], 4), std::string(t.constant)});
     c.print(os);
     if (!data_dirs.empty()) {
-        os << "\nin sample (" << r.data.samples.size() << " runs; " << r.data.skipped.size() << " skipped: baselines, incomplete)\n";
+        os << "\nin sample (" << r.data.samples.size() << " runs; " << r.data.skipped.size()
+           << " skipped: baselines, incomplete)\n";
         text_table t;
         stats_header(t, "algorithm");
         for (const auto& [a, s] : r.in_sample.per_algo) stats_row(t, a, s);

@@ -91,8 +91,9 @@ int run_predict(const invocation& inv) {
         "n", po::value<std::string>(), "problem sizes N[,N...] (default: the algorithm's)")(
         "device", po::value<std::string>()->default_value("h100"), "device preset id or device file")(
         "device-set", po::value<std::vector<std::string>>()->composing(),
-        "device parameter NAME=VALUE (b, M, p, w, k, clock, bandwidth or a field name; repeatable): derived fields follow")(
-        "set", po::value<std::vector<std::string>>()->composing(), "algorithm parameter NAME=VALUE (repeatable)")(
+        "device parameter NAME=VALUE (b, M, p, w, k, clock, bandwidth or a field name; repeatable): derived fields "
+        "follow")("set", po::value<std::vector<std::string>>()->composing(),
+                  "algorithm parameter NAME=VALUE (repeatable)")(
         "fit", po::value<std::string>(), "time-model fit file (default: the committed H100 fit)")(
         "sweep", po::value<std::string>(),
         "PARAM=v1,v2,...: one device parameter over values (b, M, p, clock, bandwidth)")(
@@ -110,7 +111,8 @@ int run_predict(const invocation& inv) {
     const auto format = format_option(vm);
     const auto& algo = sim::find_algorithm(vm["algo"].as<std::string>());
     const auto base = device_option(vm);
-    const auto sizes = vm.count("n") ? parse_sizes(vm["n"].as<std::string>()) : std::vector<std::uint64_t>{algo.spec.default_n};
+    const auto sizes =
+        vm.count("n") ? parse_sizes(vm["n"].as<std::string>()) : std::vector<std::uint64_t>{algo.spec.default_n};
     for (auto n : sizes) model::check_n(algo.spec, n);
     const auto params = model::parse_params(
         algo.spec, vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{});
@@ -148,7 +150,8 @@ int run_predict(const invocation& inv) {
             co.threads = vm["threads"].as<unsigned>();
             co.progress = [&bar](std::uint64_t t) { bar.add(t); };
             try {
-                auto p = sweep::predict(algo, dev, n, params, vm["seed"].as<std::uint64_t>(), sweep::counts_mode::automatic, co, fit);
+                auto p = sweep::predict(algo, dev, n, params, vm["seed"].as<std::uint64_t>(),
+                                        sweep::counts_mode::automatic, co, fit);
                 bar.finish();
                 r.counts = std::move(p.counts);
                 r.terms = p.terms;

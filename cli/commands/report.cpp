@@ -44,17 +44,19 @@ int run_report(const invocation& inv) {
         "data", po::value<std::vector<std::string>>()->multitoken()->composing(),
         "measured datasets of the fit's device (default: the fit's datasets and the device's sort counters)")(
         "check", po::value<std::vector<std::string>>()->multitoken()->composing(),
-        "other devices' datasets, predicted from the fit (default: the fit's check datasets, else every other device's)")(
-        "fit", po::value<std::string>(), "time-model fit file (default: the committed H100 fit)")(
+        "other devices' datasets, predicted from the fit (default: the fit's check datasets, else every other "
+        "device's)")("fit", po::value<std::string>(), "time-model fit file (default: the committed H100 fit)")(
         "max-sim-seconds", po::value<double>()->default_value(2),
         "simulate a run only when its exact simulation is estimated under S seconds")(
-        "sweep", po::value<std::string>(), "an agpu sweep's results (points.jsonl or its directory): adds the sweep's section");
+        "sweep", po::value<std::string>(),
+        "an agpu sweep's results (points.jsonl or its directory): adds the sweep's section");
     po::variables_map vm;
     if (!parse_options(inv, report_usage, opts, {}, vm)) return exit_ok;
 
     reports::report_options opt;
     opt.max_simulation_s = vm["max-sim-seconds"].as<double>();
-    if (!(opt.max_simulation_s > 0)) throw input_error("option --max-sim-seconds", "must be a positive number of seconds");
+    if (!(opt.max_simulation_s > 0))
+        throw input_error("option --max-sim-seconds", "must be a positive number of seconds");
     opt.fit = vm.count("fit") ? model::load_fit_file(vm["fit"].as<std::string>()) : model::default_fit();
     opt.repository_root = reports::default_repository_root();
     if (vm.count("sweep")) {

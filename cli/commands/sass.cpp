@@ -67,7 +67,8 @@ int run_import(const po::variables_map& vm, const invocation& inv) {
     std::vector<std::pair<std::string, std::string>> cubins;  // (name, bytes)
     for (const auto& file : vm["cubin"].as<std::vector<std::string>>()) {
         const auto found = model::embedded_cubins(read_binary(file));
-        if (found.empty()) throw input_error(file, "holds no cubin (nvcc -cubin, or an object nvcc compiled for sm_XX)");
+        if (found.empty())
+            throw input_error(file, "holds no cubin (nvcc -cubin, or an object nvcc compiled for sm_XX)");
         for (std::size_t i = 0; i < found.size(); ++i)
             cubins.push_back({found.size() == 1 ? file : file + "#" + std::to_string(i), found[i]});
     }
@@ -131,8 +132,8 @@ int run_show(const po::variables_map& vm, const invocation& inv, const std::stri
 
 int run_sass(const invocation& inv) {
     po::options_description opts("options");
-    opts.add_options()("action", po::value<std::string>(), "import or show")(
-        "file", po::value<std::string>(), "show: a profile (agpu.sass/1)")(
+    opts.add_options()("action", po::value<std::string>(), "import or show")("file", po::value<std::string>(),
+                                                                             "show: a profile (agpu.sass/1)")(
         "cubin", po::value<std::vector<std::string>>()->multitoken()->composing(), "import: cubins (nvcc -cubin)")(
         "out", po::value<std::string>(), "import: the profile to write")(
         "nvdisasm", po::value<std::string>()->default_value("nvdisasm"), "import: the disassembler")(

@@ -41,7 +41,8 @@ int run_score(const invocation& inv) {
     }
     for (const auto& [dev, fams] : r.errors) {
         inv.out << dev << ": " << fams.at("all").at(validate::time_model_kind::calibrated).runs
-                << " runs; median run-to-run noise " << pct(r.median_noise.at(dev)) << " ((max - min) / median of the repetitions)\n";
+                << " runs; median run-to-run noise " << pct(r.median_noise.at(dev))
+                << " ((max - min) / median of the repetitions)\n";
         text_table t;
         t.add_column("family", text_table::align::left);
         t.add_column("runs");

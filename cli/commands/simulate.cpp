@@ -83,9 +83,10 @@ int run_simulate(const invocation& inv) {
         "n", po::value<std::uint64_t>(), "problem size (default: the algorithm's)")(
         "device", po::value<std::string>()->default_value("h100"), "device preset id or device file")(
         "device-set", po::value<std::vector<std::string>>()->composing(),
-        "device parameter NAME=VALUE (b, M, p, w, k, clock, bandwidth or a field name; repeatable): derived fields follow")(
-        "set", po::value<std::vector<std::string>>()->composing(), "algorithm parameter NAME=VALUE (repeatable)")(
-        "seed", po::value<std::uint64_t>()->default_value(1), "seed of the random inputs")(
+        "device parameter NAME=VALUE (b, M, p, w, k, clock, bandwidth or a field name; repeatable): derived fields "
+        "follow")("set", po::value<std::vector<std::string>>()->composing(),
+                  "algorithm parameter NAME=VALUE (repeatable)")("seed", po::value<std::uint64_t>()->default_value(1),
+                                                                 "seed of the random inputs")(
         "mode", po::value<std::string>()->default_value("auto"),
         "exact (every thread block recorded), sampled (a sample recorded, the rest extrapolated), or auto (exact when "
         "estimated at most 2 s)")("threads", po::value<unsigned>()->default_value(0),

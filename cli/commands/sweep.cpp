@@ -107,7 +107,8 @@ std::optional<std::pair<unsigned, unsigned>> slurm_array_shard() {
     if (!id || !count) return std::nullopt;
     std::uint64_t i = 0, n = 0, min = 0;
     const char* min_text = std::getenv("SLURM_ARRAY_TASK_MIN");
-    if (!model::parse_unsigned(id, i) || !model::parse_unsigned(count, n) || (min_text && !model::parse_unsigned(min_text, min)))
+    if (!model::parse_unsigned(id, i) || !model::parse_unsigned(count, n) ||
+        (min_text && !model::parse_unsigned(min_text, min)))
         throw input_error("environment SLURM_ARRAY_TASK_ID/COUNT", "must be integers");
     return parse_shard(std::to_string(i - std::min(i, min)) + "/" + std::to_string(n),
                        "environment SLURM_ARRAY_TASK_ID/COUNT (an array of consecutive task ids, e.g. --array=0-7)");
@@ -116,7 +117,8 @@ std::optional<std::pair<unsigned, unsigned>> slurm_array_shard() {
 int run_sweep_command(const invocation& inv) {
     po::options_description opts("options");
     opts.add_options()("spec", po::value<std::string>()->required(), "the sweep spec (JSON, or TOML ending in .toml)")(
-        "out", po::value<std::string>(), "directory of points.jsonl and summary.json (default build/sweep/<spec name>)")(
+        "out", po::value<std::string>(),
+        "directory of points.jsonl and summary.json (default build/sweep/<spec name>)")(
         "cache", po::value<std::string>(), "cache directory, shareable between sweeps and hosts (default <out>/cache)")(
         "jobs,j", po::value<unsigned>()->default_value(1), "points computed at once by each process")(
         "shard", po::value<std::string>(),
@@ -130,7 +132,8 @@ int run_sweep_command(const invocation& inv) {
     if (!parse_options(inv, sweep_usage, opts, positional, vm)) return exit_ok;
     const auto format = format_option(vm);
     const unsigned jobs = vm["jobs"].as<unsigned>();
-    if (jobs == 0 || jobs > 1024) throw input_error("option --jobs", "must be in [1, 1024], got " + std::to_string(jobs));
+    if (jobs == 0 || jobs > 1024)
+        throw input_error("option --jobs", "must be in [1, 1024], got " + std::to_string(jobs));
 
     // Every rank reads the spec and checks the options before MPI starts, so bad input fails on each alike.
     const auto spec = sweep::load_spec(vm["spec"].as<std::string>());
@@ -162,28 +165,29 @@ int run_sweep_command(const invocation& inv) {
     if (!root) return exit_ok;
 
     if (format == output_format::json) {
-        inv.out << (r.wrote_results ? r.summary_json
-                                    : json{{"schema", sweep::summary_schema},
-                                           {"shard", {shard->first, shard->second}},
-                                           {"points", r.points},
-                                           {"ok", r.ok},
-                                           {"skipped", r.skipped},
-                                           {"run", {{"computed", r.computed}, {"cached", r.cached}, {"wall_s", r.wall_s}}}})
+        inv.out << (r.wrote_results
+                        ? r.summary_json
+                        : json{{"schema", sweep::summary_schema},
+                               {"shard", {shard->first, shard->second}},
+                               {"points", r.points},
+                               {"ok", r.ok},
+                               {"skipped", r.skipped},
+                               {"run", {{"computed", r.computed}, {"cached", r.cached}, {"wall_s", r.wall_s}}}})
                        .dump(2)
                 << '\n';
         return exit_ok;
     }
     auto& os = inv.out;
     os << "sweep " << spec.name << " (" << spec.path << "): " << r.points << " points"
-       << (shard ? " in shard " + std::to_string(shard->first) + "/" + std::to_string(shard->second) : std::string()) << ", "
-       << r.computed << " computed, " << r.cached << " from the cache, " << r.skipped << " skipped, in "
+       << (shard ? " in shard " + std::to_string(shard->first) + "/" + std::to_string(shard->second) : std::string())
+       << ", " << r.computed << " computed, " << r.cached << " from the cache, " << r.skipped << " skipped, in "
        << fmt_num(r.wall_s, 3) << " s";
     if (world->size() > 1) os << " on " << world->description();
     else if (jobs > 1) os << " with " << jobs << " jobs";
     os << "\n";
     if (r.wrote_results) {
-        os << "results: " << r.results.string() << "\nsummary: " << r.summary.string() << "\ncache: " << opt.cache_dir.string()
-           << "\n";
+        os << "results: " << r.results.string() << "\nsummary: " << r.summary.string()
+           << "\ncache: " << opt.cache_dir.string() << "\n";
     } else {
         os << "cache: " << opt.cache_dir.string() << " (agpu sweep " << spec.path
            << " --merge assembles the results once every shard is done)\n";

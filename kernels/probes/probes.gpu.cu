@@ -352,7 +352,8 @@ check_result run_chase(cuda_executor& ex, u64 n, const param_values& p, u64 seed
         const u64 words = shape::evict_l2_factor * l2_bytes() / 4;
         auto scratch = ex.alloc<u32>(words);
         auto sum = ex.alloc<u32>(1);
-        ex.launch("evict", stream_read, stream_grid(), dim3(shape::block_threads), 0, scratch.data(), words, sum.data());
+        ex.launch("evict", stream_read, stream_grid(), dim3(shape::block_threads), 0, scratch.data(), words,
+                  sum.data());
     }
     const u64 base = reinterpret_cast<u64>(buf.data());
     ex.launch("chase", chase, dim3(1), dim3(1), 0, base + u64(order[0]) * shape::chase_line_bytes, n, out.data());
@@ -532,7 +533,9 @@ struct op_hfma2 {
     }
     __device__ static T step(T a, T, const issue_args& p, int) {
         T d;
-        asm volatile("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(p.u2 * 0x38003800u), "r"(p.u2 * 0x38003800u));
+        asm volatile("fma.rn.f16x2 %0, %1, %2, %3;"
+                     : "=r"(d)
+                     : "r"(a), "r"(p.u2 * 0x38003800u), "r"(p.u2 * 0x38003800u));
         return d;
     }
     static T host(T a, T, const issue_args&, int) {
@@ -564,13 +567,15 @@ struct op_vimnmx {
 struct op_viaddmnmx {
     using T = u32;
     static T init(unsigned j, u32) { return 1000u + 37u * j; }
-    __device__ static T step(T a, T next, const issue_args& p, int) { return T(__viaddmin_s32(int(a), int(p.u2), int(next))); }
+    __device__ static T step(T a, T next, const issue_args& p, int) {
+        return T(__viaddmin_s32(int(a), int(p.u2), int(next)));
+    }
     static T host(T a, T next, const issue_args& p, int) { return T(std::min(int(a) + int(p.u2), int(next))); }
 };
 
 template <class Op>
-__global__ void __launch_bounds__(256, 4) issue(typename Op::T* out, const typename Op::T* start, issue_args p, u32 iters,
-                                                u64* clk) {
+__global__ void __launch_bounds__(256, 4)
+    issue(typename Op::T* out, const typename Op::T* start, issue_args p, u32 iters, u64* clk) {
     using T = typename Op::T;
     constexpr unsigned chains = shape::issue_chains;
     const u64 t = u64(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -639,8 +644,8 @@ check_result run_issue_op(cuda_executor& ex, u64 n, u64 seed) {
     if constexpr (std::is_same_v<Op, op_mufu>) {
         std::size_t bad = 0;
         for (std::size_t i = 0; i < got.size(); ++i) bad += !(std::fabs(got[i] - want[i]) <= Op::tolerance);
-        r = {bad == 0, std::to_string(got.size() - bad) + " of " + std::to_string(got.size()) +
-                           " chains within " + std::to_string(Op::tolerance) + " of the host's rsqrt"};
+        r = {bad == 0, std::to_string(got.size() - bad) + " of " + std::to_string(got.size()) + " chains within " +
+                           std::to_string(Op::tolerance) + " of the host's rsqrt"};
     } else {
         r = compare(got, want, "every thread's " + std::to_string(chains) + " chains");
     }

@@ -24,7 +24,12 @@ std::vector<suite_entry> calibrate_entries() {
         {"probe/stream", {"op=write"}, {}, {}, 0, {1 << 25, 1 << 26, 1 << 27}},
         {"probe/stream", {"op=copy"}, {}, {}, 0, {1 << 25, 1 << 26, 1 << 27}},
         // 1 to 4 GiB read from 8 MiB.
-        {"probe/l2", {"footprint=8388608"}, {}, {}, 0, {std::uint64_t(1) << 30, std::uint64_t(1) << 31, std::uint64_t(1) << 32}},
+        {"probe/l2",
+         {"footprint=8388608"},
+         {},
+         {},
+         0,
+         {std::uint64_t(1) << 30, std::uint64_t(1) << 31, std::uint64_t(1) << 32}},
         {"probe/chase", {"space=dram"}, {}, {}, 0, {8192}},
         {"probe/chase", {"space=l2"}, {}, {}, 0, {16384}},
         {"probe/atomic", {}, {}, {}, 0, {1 << 22, 1 << 24}},
@@ -38,7 +43,9 @@ std::vector<suite_entry> calibrate_entries() {
     return e;
 }
 
-AGPU_REGISTER_SUITE({"calibrate", "the device's time constants: launch, dispatch, bandwidths, latencies, issue rates",
-                     {}, calibrate_entries()});
+AGPU_REGISTER_SUITE({"calibrate",
+                     "the device's time constants: launch, dispatch, bandwidths, latencies, issue rates",
+                     {},
+                     calibrate_entries()});
 
 }  // namespace

@@ -87,7 +87,8 @@ public:
                 if (banks && *banks != *b)
                     contradiction("hardware.banks", "banks = b = " + number_text(*b) + " (shared memory has b banks)");
             } else {
-                derive("hardware.banks", *b, "banks = b = " + number_text(*b) + " (shared memory has b banks)", "agpu.b");
+                derive("hardware.banks", *b, "banks = b = " + number_text(*b) + " (shared memory has b banks)",
+                       "agpu.b");
             }
             // warp_width a multiple of b.
             const auto warp = value("hardware.warp_width");
@@ -118,11 +119,11 @@ public:
             if (given("hardware.bank_width_bytes")) {
                 const auto bw = value("hardware.bank_width_bytes");
                 if (bw && *bw * 8 != *w)
-                    contradiction("hardware.bank_width_bytes", "bank_width_bytes = w / 8 = " + number_text(*w / 8) +
-                                                                   " (a bank holds one word)");
+                    contradiction("hardware.bank_width_bytes",
+                                  "bank_width_bytes = w / 8 = " + number_text(*w / 8) + " (a bank holds one word)");
             } else {
-                derive("hardware.bank_width_bytes", *w / 8, "bank_width_bytes = w / 8 = " + number_text(*w) + " / 8 (a bank holds one word)",
-                       "agpu.w");
+                derive("hardware.bank_width_bytes", *w / 8,
+                       "bank_width_bytes = w / 8 = " + number_text(*w) + " / 8 (a bank holds one word)", "agpu.w");
             }
         }
         // smem_per_block_bytes = M w / 8.
@@ -156,8 +157,9 @@ public:
             } else if (is_whole(per_block) && is_whole(base_block) && is_whole(base_sm)) {
                 const double scaled = std::max(*per_block, std::round(*base_sm * *per_block / *base_block));
                 derive("hardware.smem_per_sm_bytes", scaled,
-                       "smem_per_sm_bytes = the base's " + number_text(*base_sm) + " scaled with smem_per_block_bytes (" +
-                           number_text(*per_block) + " / " + number_text(*base_block) + ")",
+                       "smem_per_sm_bytes = the base's " + number_text(*base_sm) +
+                           " scaled with smem_per_block_bytes (" + number_text(*per_block) + " / " +
+                           number_text(*base_block) + ")",
                        "hardware.smem_per_block_bytes");
             }
         }
@@ -205,21 +207,26 @@ private:
     }
 };
 
-const std::vector<std::pair<std::string, std::string>> aliases = {
-    {"p", "agpu.p"},           {"b", "agpu.b"},
-    {"M", "agpu.M"},           {"w", "agpu.w"},
-    {"k", "hardware.sm_count"}, {"clock", "hardware.sm_clock_mhz"},
-    {"bandwidth", "hardware.mem_bandwidth_gbs"}};
+const std::vector<std::pair<std::string, std::string>> aliases = {{"p", "agpu.p"},
+                                                                  {"b", "agpu.b"},
+                                                                  {"M", "agpu.M"},
+                                                                  {"w", "agpu.w"},
+                                                                  {"k", "hardware.sm_count"},
+                                                                  {"clock", "hardware.sm_clock_mhz"},
+                                                                  {"bandwidth", "hardware.mem_bandwidth_gbs"}};
 
 }  // namespace
 
 void check_patch(const json& patch, const std::string& where) {
-    auto bad = [&](const std::string& path, const std::string& rule) { throw input_error(where + ": field patch" + path, rule); };
+    auto bad = [&](const std::string& path, const std::string& rule) {
+        throw input_error(where + ": field patch" + path, rule);
+    };
     if (!patch.is_object()) bad("", "must be an object, got " + std::string(patch.type_name()));
     for (auto s = patch.begin(); s != patch.end(); ++s) {
         const std::string section = s.key();
         if (section != "agpu" && section != "hardware" && section != "timing")
-            bad("." + section, "unknown key (a patch holds agpu, hardware and timing only, each field as in a device file)");
+            bad("." + section,
+                "unknown key (a patch holds agpu, hardware and timing only, each field as in a device file)");
         if (!s.value().is_object()) bad("." + section, "must be an object, got " + std::string(s.value().type_name()));
         for (auto f = s.value().begin(); f != s.value().end(); ++f) {
             const std::string path = "." + section + "." + f.key();
@@ -260,8 +267,8 @@ std::string device_setting_field(const std::string& name, const std::string& opt
         }
     std::string known;
     for (const auto& [alias, field] : aliases) known += (known.empty() ? "" : ", ") + alias;
-    throw input_error(option + " " + name,
-                      "unknown device parameter (known: " + known + ", or any numeric field of a device file, e.g. l2_bytes)");
+    throw input_error(option + " " + name, "unknown device parameter (known: " + known +
+                                               ", or any numeric field of a device file, e.g. l2_bytes)");
 }
 
 device_setting parse_device_setting(const std::string& text, const std::string& option) {
@@ -292,7 +299,8 @@ device with_settings(const device& base, const std::vector<device_setting>& sett
         const auto dot = s.field.find('.');
         json v = s.value;
         if (s.value == std::floor(s.value) && s.value >= 0 && s.value < 9007199254740992.0) v = std::uint64_t(s.value);
-        patch[s.field.substr(0, dot)][s.field.substr(dot + 1)] = {{"value", v}, {"source", "hypothetical: " + s.text + " on " + base.id}};
+        patch[s.field.substr(0, dot)][s.field.substr(dot + 1)] = {
+            {"value", v}, {"source", "hypothetical: " + s.text + " on " + base.id}};
         std::string tag = s.name;
         for (auto& ch : tag) ch = char(std::tolower(static_cast<unsigned char>(ch)));
         id += "-" + tag + number_text(s.value);
@@ -300,8 +308,8 @@ device with_settings(const device& base, const std::vector<device_setting>& sett
     }
     // The id keeps to the characters ids allow ("1e+06" and the like), and to their length.
     for (auto& ch : id)
-        if (!(std::islower(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) || ch == '-' ||
-              ch == '_' || ch == '.'))
+        if (!(std::islower(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) ||
+              ch == '-' || ch == '_' || ch == '.'))
             ch = '_';
     if (id.size() > 64) id = id.substr(0, 64);
     json merged = apply_patch(j, patch, where, "");

@@ -32,7 +32,7 @@ struct field_spec {
     const char* section;  // "agpu", "hardware" or "timing"
     const char* name;
     field_type type;
-    bool may_be_zero;     // integers and reals: 0 allowed?
+    bool may_be_zero;  // integers and reals: 0 allowed?
     std::variant<std::uint64_t machine::*, std::uint32_t machine::*, std::uint64_t hardware::*,
                  std::uint32_t hardware::*, double hardware::*, std::string hardware::*, double timing::*>
         member;
@@ -77,12 +77,16 @@ const std::vector<field_spec>& field_table() {
          "same-address updates per SM clock"},
         {"timing", "issue_per_clock", field_type::real, false, &timing::issue_per_clock,
          "warp-instructions per SM per clock"},
-        {"timing", "fma_per_clock", field_type::real, false, &timing::fma_per_clock, "warp-instructions per SM per clock"},
-        {"timing", "alu_per_clock", field_type::real, false, &timing::alu_per_clock, "warp-instructions per SM per clock"},
+        {"timing", "fma_per_clock", field_type::real, false, &timing::fma_per_clock,
+         "warp-instructions per SM per clock"},
+        {"timing", "alu_per_clock", field_type::real, false, &timing::alu_per_clock,
+         "warp-instructions per SM per clock"},
         {"timing", "fp64_per_clock", field_type::real, true, &timing::fp64_per_clock,
          "warp-instructions per SM per clock"},
-        {"timing", "xu_per_clock", field_type::real, false, &timing::xu_per_clock, "warp-instructions per SM per clock"},
-        {"timing", "lsu_per_clock", field_type::real, false, &timing::lsu_per_clock, "warp-instructions per SM per clock"},
+        {"timing", "xu_per_clock", field_type::real, false, &timing::xu_per_clock,
+         "warp-instructions per SM per clock"},
+        {"timing", "lsu_per_clock", field_type::real, false, &timing::lsu_per_clock,
+         "warp-instructions per SM per clock"},
         {"timing", "fp16_per_clock", field_type::real, true, &timing::fp16_per_clock,
          "warp-instructions per SM per clock"},
         {"timing", "dependent_clocks", field_type::real, false, &timing::dependent_clocks, "SM clocks"},
@@ -94,12 +98,10 @@ const std::vector<field_spec>& field_table() {
 
 std::string dotted(const field_spec& f) { return std::string(f.section) + "." + f.name; }
 
-const std::set<std::string> top_level_keys = {"schema", "id", "name", "kind", "base", "note",
-                                              "agpu", "hardware", "timing", "patch"};
+const std::set<std::string> top_level_keys = {"schema", "id",   "name",     "kind",   "base",
+                                              "note",   "agpu", "hardware", "timing", "patch"};
 
-std::string type_name(const json& v) {
-    return v.type_name();
-}
+std::string type_name(const json& v) { return v.type_name(); }
 
 // Reads one field: a bare value, or {"value": v, "source": s, "date": d}.
 void read_field(const field_spec& f, const json& raw, const std::string& where, machine& m, hardware& h, timing& t,
@@ -111,8 +113,8 @@ void read_field(const field_spec& f, const json& raw, const std::string& where, 
         const bool has_unit = std::string(f.section) == "timing";
         for (auto it = raw.begin(); it != raw.end(); ++it)
             if (it.key() != "value" && it.key() != "source" && it.key() != "date" && !(has_unit && it.key() == "unit"))
-                bad("unknown key \"" + it.key() + "\" (a sourced value has only value, " +
-                    (has_unit ? "unit, " : "") + "source, date)");
+                bad("unknown key \"" + it.key() + "\" (a sourced value has only value, " + (has_unit ? "unit, " : "") +
+                    "source, date)");
         if (raw.contains("unit") && (!raw.at("unit").is_string() || raw.at("unit").get<std::string>() != f.unit))
             bad("\"unit\" must be \"" + std::string(f.unit) + "\"");
         if (!raw.contains("value")) bad("a sourced value needs \"value\"");
@@ -170,10 +172,8 @@ json field_value(const field_spec& f, const device& d) {
             using M = decltype(mp);
             if constexpr (std::is_same_v<M, std::uint64_t machine::*> || std::is_same_v<M, std::uint32_t machine::*>)
                 return d.agpu.*mp;
-            else if constexpr (std::is_same_v<M, double timing::*>)
-                return d.time.*mp;
-            else
-                return d.hw.*mp;
+            else if constexpr (std::is_same_v<M, double timing::*>) return d.time.*mp;
+            else return d.hw.*mp;
         },
         f.member);
 }
@@ -183,14 +183,16 @@ std::string string_field(const json& j, const char* key, const std::string& wher
         if (required) throw input_error(where + ": field " + key, "is required");
         return {};
     }
-    if (!j.at(key).is_string()) throw input_error(where + ": field " + key, "must be a string, got " + type_name(j.at(key)));
+    if (!j.at(key).is_string())
+        throw input_error(where + ": field " + key, "must be a string, got " + type_name(j.at(key)));
     return j.at(key).get<std::string>();
 }
 
 bool valid_id(const std::string& s) {
     if (s.empty() || s.size() > 64) return false;
     for (char c : s)
-        if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
+        if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-' ||
+              c == '_' || c == '.'))
             return false;
     return true;
 }
@@ -216,12 +218,14 @@ void device::validate(const std::string& where) const {
         bad("hardware.warp_width", "must be a multiple of agpu.b (b lanes execute, coalesce and bank together), got " +
                                        std::to_string(hw.warp_width));
     if (hw.bank_width_bytes * 8 != agpu.w)
-        bad("hardware.bank_width_bytes", "must equal w / 8 (a bank holds one word), got " + std::to_string(hw.bank_width_bytes));
+        bad("hardware.bank_width_bytes",
+            "must equal w / 8 (a bank holds one word), got " + std::to_string(hw.bank_width_bytes));
     if (hw.smem_per_block_bytes > hw.smem_per_sm_bytes)
         bad("hardware.smem_per_block_bytes", "must not exceed hardware.smem_per_sm_bytes");
     if (agpu.shared_bytes() > hw.smem_per_block_bytes)
         bad("agpu.M", "M words of w bits must fit in hardware.smem_per_block_bytes (" +
-                          std::to_string(hw.smem_per_block_bytes) + "), got " + std::to_string(agpu.shared_bytes()) + " bytes");
+                          std::to_string(hw.smem_per_block_bytes) + "), got " + std::to_string(agpu.shared_bytes()) +
+                          " bytes");
     if (hw.max_threads_per_block > hw.max_threads_per_sm)
         bad("hardware.max_threads_per_block", "must not exceed hardware.max_threads_per_sm");
     if (hw.max_threads_per_block % hw.warp_width != 0)
@@ -235,19 +239,24 @@ device device_from_json(const json& j_in, const std::string& where,
     json j = j_in;
     for (auto it = j.begin(); it != j.end(); ++it)
         if (!top_level_keys.count(it.key()))
-            throw input_error(where + ": field " + it.key(), "unknown field (known: schema, id, name, kind, base, note, agpu, hardware, patch)");
+            throw input_error(where + ": field " + it.key(),
+                              "unknown field (known: schema, id, name, kind, base, note, agpu, hardware, patch)");
     if (!j.contains("schema")) throw input_error(where + ": field schema", "is required (this agpu reads schema 1)");
     if (!j.at("schema").is_number_integer() || j.at("schema").get<long long>() != device_schema_version)
-        throw input_error(where + ": field schema", "must be " + std::to_string(device_schema_version) + ", got " + j.at("schema").dump());
+        throw input_error(where + ": field schema",
+                          "must be " + std::to_string(device_schema_version) + ", got " + j.at("schema").dump());
 
     device d;
     d.base = string_field(j, "base", where, false);
     if (j.contains("patch")) {
-        if (d.base.empty()) throw input_error(where + ": field patch", "needs \"base\": the preset the patch applies to");
+        if (d.base.empty())
+            throw input_error(where + ": field patch", "needs \"base\": the preset the patch applies to");
         if (j.contains("agpu") || j.contains("hardware") || j.contains("timing"))
-            throw input_error(where + ": field patch", "a patched device has no agpu, hardware or timing section of its own");
+            throw input_error(where + ": field patch",
+                              "a patched device has no agpu, hardware or timing section of its own");
         check_patch(j.at("patch"), where);
-        if (!resolve_base) throw input_error(where + ": field base", "no preset catalogue to resolve \"" + d.base + "\"");
+        if (!resolve_base)
+            throw input_error(where + ": field base", "no preset catalogue to resolve \"" + d.base + "\"");
         json merged = apply_patch((*resolve_base)(d.base), j.at("patch"), where, "patch.");
         for (const char* key : {"id", "name", "kind", "note"}) merged.erase(key);
         merged.erase("base");
@@ -301,8 +310,8 @@ json device_to_json(const device& d) {
 }
 
 json device_summary_json(const device& d) {
-    json j = {{"id", d.id}, {"name", d.name}, {"kind", d.kind}, {"base", d.base}, {"note", d.note},
-              {"p", d.agpu.p}, {"b", d.agpu.b}, {"M", d.agpu.M}, {"w", d.agpu.w}, {"k", d.agpu.k()}};
+    json j = {{"id", d.id},    {"name", d.name}, {"kind", d.kind}, {"base", d.base}, {"note", d.note},
+              {"p", d.agpu.p}, {"b", d.agpu.b},  {"M", d.agpu.M},  {"w", d.agpu.w},  {"k", d.agpu.k()}};
     json hw = json::object(), tm = json::object();
     json src = json::object();
     for (const auto& f : field_table()) {

@@ -17,7 +17,8 @@ constexpr std::array<std::string_view, launch_bound_count> bound_names = {"issue
 double at_least(double x, double lo) { return x < lo ? lo : x; }
 
 void need(double value, const device& d, const char* field) {
-    if (!(value > 0)) throw input_error("device " + d.id + ": field timing." + field, "must be positive to price this launch");
+    if (!(value > 0))
+        throw input_error("device " + d.id + ": field timing." + field, "must be positive to price this launch");
 }
 
 // The achievable DRAM bandwidth for a mix of reads and writes: the measured
@@ -74,8 +75,10 @@ launch_time time_launch(const counts& c, const launch_shape& shape, const device
 
     launch_time out;
     out.launch_s = t.launch_us * 1e-6;
-    auto add = [&](launch_bound b, double quantity, std::string qunit, double rate, std::string runit, std::string what) {
-        bound_time bt{b, rate > 0 ? quantity / rate : 0, quantity, std::move(qunit), rate, std::move(runit), std::move(what)};
+    auto add = [&](launch_bound b, double quantity, std::string qunit, double rate, std::string runit,
+                   std::string what) {
+        bound_time bt{
+            b, rate > 0 ? quantity / rate : 0, quantity, std::move(qunit), rate, std::move(runit), std::move(what)};
         out.bounds.push_back(std::move(bt));
     };
 
@@ -84,15 +87,16 @@ launch_time time_launch(const counts& c, const launch_shape& shape, const device
         need(t.issue_per_clock, d, "issue_per_clock");
         const double steps_clocks = double(c[counter::time_steps]) * warp / double(d.hw.cores_per_sm);
         double sass_clocks = 0;
-        std::string what = "AGPU steps of the busiest SM at b / cores_per_sm = " + number(warp / d.hw.cores_per_sm) +
-                           " clocks a step";
+        std::string what =
+            "AGPU steps of the busiest SM at b / cores_per_sm = " + number(warp / d.hw.cores_per_sm) + " clocks a step";
         const double inst = double(c[counter::inst_executed]);
         if (inst > 0) {
             sass_clocks = inst * share / t.issue_per_clock;
-            const std::array<std::pair<counter, double>, 5> pipes = {
-                {{counter::inst_pipe_fma, t.fma_per_clock}, {counter::inst_pipe_alu, t.alu_per_clock},
-                 {counter::inst_pipe_fp64, t.fp64_per_clock}, {counter::inst_pipe_xu, t.xu_per_clock},
-                 {counter::inst_pipe_lsu, t.lsu_per_clock}}};
+            const std::array<std::pair<counter, double>, 5> pipes = {{{counter::inst_pipe_fma, t.fma_per_clock},
+                                                                      {counter::inst_pipe_alu, t.alu_per_clock},
+                                                                      {counter::inst_pipe_fp64, t.fp64_per_clock},
+                                                                      {counter::inst_pipe_xu, t.xu_per_clock},
+                                                                      {counter::inst_pipe_lsu, t.lsu_per_clock}}};
             for (const auto& [pc, rate] : pipes)
                 if (rate > 0) sass_clocks = std::max(sass_clocks, double(c[pc]) * share / rate);
         }
@@ -106,13 +110,14 @@ launch_time time_launch(const counts& c, const launch_shape& shape, const device
     }
     // DRAM: what crosses the interface, reads and writes at their achievable bandwidth.
     const double touched = double(c[counter::global_sectors] + c[counter::global_atomic_sectors]);
-    const double write_share = touched > 0 ? double(c[counter::global_store_sectors] + c[counter::global_atomic_sectors]) / touched : 0;
+    const double write_share =
+        touched > 0 ? double(c[counter::global_store_sectors] + c[counter::global_atomic_sectors]) / touched : 0;
     const double dram_bytes = dram * sector_bytes;
     {
         need(t.dram_read_gbs, d, "dram_read_gbs");
         const double rate = dram_rate(t, dram_bytes * (1 - write_share), dram_bytes * write_share) * 1e9;
-        add(launch_bound::dram, dram_bytes, "bytes", rate, "bytes/s", "bytes across DRAM, " +
-                                                                          number(100 * write_share) + "% written");
+        add(launch_bound::dram, dram_bytes, "bytes", rate, "bytes/s",
+            "bytes across DRAM, " + number(100 * write_share) + "% written");
     }
     // L2: every global sector passes through it.
     {
@@ -145,8 +150,10 @@ launch_time time_launch(const counts& c, const launch_shape& shape, const device
         const double waves = resident > 0 ? std::ceil(busiest_warps / std::min(resident, busiest_warps)) : 0;
         out.resident_warps = std::min(resident, busiest_warps);
         const double per_warp = warps > 0 ? 1 / warps : 0;
-        const double global_waits = double(c[counter::global_load_instructions] + c[counter::global_atomic_instructions]) * per_warp;
-        const double shared_waits = double(c[counter::shared_load_instructions] + c[counter::shared_atomic_instructions]) * per_warp;
+        const double global_waits =
+            double(c[counter::global_load_instructions] + c[counter::global_atomic_instructions]) * per_warp;
+        const double shared_waits =
+            double(c[counter::shared_load_instructions] + c[counter::shared_atomic_instructions]) * per_warp;
         const double barriers = double(c[counter::barrier_instructions]) * per_warp;
         const double collectives = double(c[counter::collective_instructions]) * per_warp;
         // A load's sector is new to the launch in the share of the loaded sectors the footprint
@@ -157,10 +164,12 @@ launch_time time_launch(const counts& c, const launch_shape& shape, const device
                                  ? std::min(1.0, std::ceil(double(footprint_bytes) / sector_bytes) / loaded)
                                  : 1.0;
         const double miss = touched > 0 ? std::min(1.0, dram / touched) : 1.0;
-        const double l2_lat = d.hw.l2_bytes > 0 && t.l2_latency_clocks > 0 ? t.l2_latency_clocks : t.dram_latency_clocks;
+        const double l2_lat =
+            d.hw.l2_bytes > 0 && t.l2_latency_clocks > 0 ? t.l2_latency_clocks : t.dram_latency_clocks;
         const double load_latency =
             fresh * (miss * t.dram_latency_clocks + (1 - miss) * l2_lat) + (1 - fresh) * t.l1_latency_clocks;
-        const double inst = c[counter::inst_executed] > 0 ? double(c[counter::inst_executed]) : double(c[counter::warp_instructions]);
+        const double inst =
+            c[counter::inst_executed] > 0 ? double(c[counter::inst_executed]) : double(c[counter::warp_instructions]);
         const double waits = global_waits + shared_waits + barriers + collectives;
         const double others = std::max(0.0, inst * per_warp - waits);
         const double chain = global_waits * load_latency + (shared_waits + collectives) * t.shuffle_clocks +
@@ -193,7 +202,8 @@ run_time time_run(const counts& totals, const launch_shape& shape, const device&
         one.v[i] = counter_table[i].agg == aggregation::max ? totals.v[i]
                                                             : (totals.v[i] + r.launch_count / 2) / r.launch_count;
     one[counter::launches] = 1;
-    auto lt = time_launch(one, shape, d, footprint_bytes, dram_sectors(totals, d, footprint_bytes) / double(r.launch_count));
+    auto lt =
+        time_launch(one, shape, d, footprint_bytes, dram_sectors(totals, d, footprint_bytes) / double(r.launch_count));
     r.seconds = lt.seconds * double(r.launch_count);
     r.launches.push_back(std::move(lt));
     return r;
@@ -223,8 +233,8 @@ double floor_seconds(const counts& c, const device& d, std::uint64_t footprint_b
     const double launches = double(c[counter::launches]);
     const double bytes = dram_sectors(c, d, footprint_bytes) * sector_bytes;
     const double mem = bytes / (d.hw.mem_bandwidth_gbs * 1e9);
-    const double issue = double(c[counter::time_steps]) * double(d.agpu.b) / double(d.hw.cores_per_sm) /
-                         (d.hw.sm_clock_mhz * 1e6);
+    const double issue =
+        double(c[counter::time_steps]) * double(d.agpu.b) / double(d.hw.cores_per_sm) / (d.hw.sm_clock_mhz * 1e6);
     return launches * d.time.launch_us * 1e-6 + std::max(mem, issue);
 }
 

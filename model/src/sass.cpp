@@ -12,11 +12,11 @@
 namespace agpu::model {
 namespace {
 
-constexpr std::array<std::string_view, sass_pipe_count> pipe_names = {
-    "fma", "alu", "fp64", "xu", "lsu", "adu", "cbu", "uniform", "tensor"};
+constexpr std::array<std::string_view, sass_pipe_count> pipe_names = {"fma", "alu", "fp64",    "xu",    "lsu",
+                                                                      "adu", "cbu", "uniform", "tensor"};
 constexpr std::array<std::string_view, sass_anchor_kind_count> anchor_names = {
-    "global_load", "global_store", "global_atomic", "shared_load", "shared_store", "shared_atomic", "barrier",
-    "collective"};
+    "global_load",  "global_store",  "global_atomic", "shared_load",
+    "shared_store", "shared_atomic", "barrier",       "collective"};
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
@@ -34,44 +34,109 @@ sass_pipe pipe_of(std::string_view opcode) {
         return sass_pipe::uniform;
     static const std::map<std::string_view, sass_pipe, std::less<>> table = {
         // FP32 arithmetic and integer multiply-add.
-        {"FFMA", sass_pipe::fma}, {"FADD", sass_pipe::fma}, {"FMUL", sass_pipe::fma}, {"FFMA32I", sass_pipe::fma},
-        {"FADD32I", sass_pipe::fma}, {"FMUL32I", sass_pipe::fma}, {"IMAD", sass_pipe::fma}, {"IMUL", sass_pipe::fma},
-        {"IMAD32I", sass_pipe::fma}, {"IMUL32I", sass_pipe::fma}, {"IDP", sass_pipe::fma}, {"IDP4A", sass_pipe::fma},
+        {"FFMA", sass_pipe::fma},
+        {"FADD", sass_pipe::fma},
+        {"FMUL", sass_pipe::fma},
+        {"FFMA32I", sass_pipe::fma},
+        {"FADD32I", sass_pipe::fma},
+        {"FMUL32I", sass_pipe::fma},
+        {"IMAD", sass_pipe::fma},
+        {"IMUL", sass_pipe::fma},
+        {"IMAD32I", sass_pipe::fma},
+        {"IMUL32I", sass_pipe::fma},
+        {"IDP", sass_pipe::fma},
+        {"IDP4A", sass_pipe::fma},
         {"FSWZADD", sass_pipe::fma},
         // sm_90 integer instructions newer than the pipe descriptions (VIADD, and the DPX VIADDMNMX
         // and VIMNMX): the instruction-mix probes of agpu calibrate check where they issue.
-        {"VIADD", sass_pipe::fma}, {"VIMNMX", sass_pipe::alu}, {"VIADDMNMX", sass_pipe::alu},
+        {"VIADD", sass_pipe::fma},
+        {"VIMNMX", sass_pipe::alu},
+        {"VIADDMNMX", sass_pipe::alu},
         // Half precision (GH100 issues it on the fma pipe).
-        {"HFMA2", sass_pipe::fma}, {"HADD2", sass_pipe::fma}, {"HMUL2", sass_pipe::fma}, {"HSET2", sass_pipe::alu},
-        {"HSETP2", sass_pipe::alu}, {"HMNMX2", sass_pipe::alu},
+        {"HFMA2", sass_pipe::fma},
+        {"HADD2", sass_pipe::fma},
+        {"HMUL2", sass_pipe::fma},
+        {"HSET2", sass_pipe::alu},
+        {"HSETP2", sass_pipe::alu},
+        {"HMNMX2", sass_pipe::alu},
         // FP64.
-        {"DFMA", sass_pipe::fp64}, {"DADD", sass_pipe::fp64}, {"DMUL", sass_pipe::fp64}, {"DSETP", sass_pipe::fp64},
-        {"DMNMX", sass_pipe::fp64}, {"DSET", sass_pipe::fp64},
+        {"DFMA", sass_pipe::fp64},
+        {"DADD", sass_pipe::fp64},
+        {"DMUL", sass_pipe::fp64},
+        {"DSETP", sass_pipe::fp64},
+        {"DMNMX", sass_pipe::fp64},
+        {"DSET", sass_pipe::fp64},
         // Transcendentals and conversions.
-        {"MUFU", sass_pipe::xu}, {"I2F", sass_pipe::xu}, {"F2I", sass_pipe::xu}, {"F2F", sass_pipe::xu},
-        {"FRND", sass_pipe::xu}, {"I2I", sass_pipe::xu}, {"F2FP", sass_pipe::alu},
+        {"MUFU", sass_pipe::xu},
+        {"I2F", sass_pipe::xu},
+        {"F2I", sass_pipe::xu},
+        {"F2F", sass_pipe::xu},
+        {"FRND", sass_pipe::xu},
+        {"I2I", sass_pipe::xu},
+        {"F2FP", sass_pipe::alu},
         // Memory, shuffles, special registers.
-        {"LDG", sass_pipe::lsu}, {"STG", sass_pipe::lsu}, {"LDS", sass_pipe::lsu}, {"STS", sass_pipe::lsu},
-        {"LD", sass_pipe::lsu}, {"ST", sass_pipe::lsu}, {"LDL", sass_pipe::lsu}, {"STL", sass_pipe::lsu},
-        {"ATOM", sass_pipe::lsu}, {"ATOMG", sass_pipe::lsu}, {"ATOMS", sass_pipe::lsu}, {"RED", sass_pipe::lsu},
-        {"REDG", sass_pipe::lsu}, {"SHFL", sass_pipe::lsu}, {"S2R", sass_pipe::lsu}, {"CS2R", sass_pipe::alu},
-        {"LDSM", sass_pipe::lsu}, {"LDGSTS", sass_pipe::lsu}, {"MATCH", sass_pipe::lsu}, {"CCTL", sass_pipe::lsu},
-        {"MEMBAR", sass_pipe::lsu}, {"ERRBAR", sass_pipe::lsu}, {"CGAERRBAR", sass_pipe::lsu},
-        {"FENCE", sass_pipe::lsu}, {"LDGDEPBAR", sass_pipe::lsu}, {"ARRIVES", sass_pipe::lsu},
-        {"SYNCS", sass_pipe::lsu}, {"REDUX", sass_pipe::alu},
+        {"LDG", sass_pipe::lsu},
+        {"STG", sass_pipe::lsu},
+        {"LDS", sass_pipe::lsu},
+        {"STS", sass_pipe::lsu},
+        {"LD", sass_pipe::lsu},
+        {"ST", sass_pipe::lsu},
+        {"LDL", sass_pipe::lsu},
+        {"STL", sass_pipe::lsu},
+        {"ATOM", sass_pipe::lsu},
+        {"ATOMG", sass_pipe::lsu},
+        {"ATOMS", sass_pipe::lsu},
+        {"RED", sass_pipe::lsu},
+        {"REDG", sass_pipe::lsu},
+        {"SHFL", sass_pipe::lsu},
+        {"S2R", sass_pipe::lsu},
+        {"CS2R", sass_pipe::alu},
+        {"LDSM", sass_pipe::lsu},
+        {"LDGSTS", sass_pipe::lsu},
+        {"MATCH", sass_pipe::lsu},
+        {"CCTL", sass_pipe::lsu},
+        {"MEMBAR", sass_pipe::lsu},
+        {"ERRBAR", sass_pipe::lsu},
+        {"CGAERRBAR", sass_pipe::lsu},
+        {"FENCE", sass_pipe::lsu},
+        {"LDGDEPBAR", sass_pipe::lsu},
+        {"ARRIVES", sass_pipe::lsu},
+        {"SYNCS", sass_pipe::lsu},
+        {"REDUX", sass_pipe::alu},
         // Branches, constant loads, block barriers.
-        {"BRA", sass_pipe::adu}, {"BRX", sass_pipe::adu}, {"JMP", sass_pipe::adu}, {"JMX", sass_pipe::adu},
-        {"LDC", sass_pipe::adu}, {"BAR", sass_pipe::adu}, {"B2R", sass_pipe::adu}, {"R2B", sass_pipe::adu},
+        {"BRA", sass_pipe::adu},
+        {"BRX", sass_pipe::adu},
+        {"JMP", sass_pipe::adu},
+        {"JMX", sass_pipe::adu},
+        {"LDC", sass_pipe::adu},
+        {"BAR", sass_pipe::adu},
+        {"B2R", sass_pipe::adu},
+        {"R2B", sass_pipe::adu},
         {"DEPBAR", sass_pipe::adu},
         // Convergence barriers, calls, returns, exits, warp synchronisation.
-        {"BSSY", sass_pipe::cbu}, {"BSYNC", sass_pipe::cbu}, {"WARPSYNC", sass_pipe::cbu}, {"BREAK", sass_pipe::cbu},
-        {"BMOV", sass_pipe::cbu}, {"BPT", sass_pipe::cbu}, {"CALL", sass_pipe::cbu}, {"RET", sass_pipe::cbu},
-        {"EXIT", sass_pipe::cbu}, {"KILL", sass_pipe::cbu}, {"YIELD", sass_pipe::cbu}, {"NANOSLEEP", sass_pipe::cbu},
-        {"WARPGROUP", sass_pipe::cbu}, {"ACQBULK", sass_pipe::cbu}, {"PREEXIT", sass_pipe::cbu},
-        {"ENDCOLLECTIVE", sass_pipe::cbu}, {"ELECT", sass_pipe::cbu},
+        {"BSSY", sass_pipe::cbu},
+        {"BSYNC", sass_pipe::cbu},
+        {"WARPSYNC", sass_pipe::cbu},
+        {"BREAK", sass_pipe::cbu},
+        {"BMOV", sass_pipe::cbu},
+        {"BPT", sass_pipe::cbu},
+        {"CALL", sass_pipe::cbu},
+        {"RET", sass_pipe::cbu},
+        {"EXIT", sass_pipe::cbu},
+        {"KILL", sass_pipe::cbu},
+        {"YIELD", sass_pipe::cbu},
+        {"NANOSLEEP", sass_pipe::cbu},
+        {"WARPGROUP", sass_pipe::cbu},
+        {"ACQBULK", sass_pipe::cbu},
+        {"PREEXIT", sass_pipe::cbu},
+        {"ENDCOLLECTIVE", sass_pipe::cbu},
+        {"ELECT", sass_pipe::cbu},
         // Tensor cores.
-        {"HMMA", sass_pipe::tensor}, {"IMMA", sass_pipe::tensor}, {"DMMA", sass_pipe::tensor},
-        {"HGMMA", sass_pipe::tensor}, {"IGMMA", sass_pipe::tensor},
+        {"HMMA", sass_pipe::tensor},
+        {"IMMA", sass_pipe::tensor},
+        {"DMMA", sass_pipe::tensor},
+        {"HGMMA", sass_pipe::tensor},
+        {"IGMMA", sass_pipe::tensor},
     };
     if (auto it = table.find(m); it != table.end()) return it->second;
     // Integer, logic, comparison, selection, bit manipulation and moves.
@@ -111,7 +176,8 @@ bool parse_location(std::string_view s, frame& inner, std::optional<frame>& oute
         std::size_t i = l + 5;
         std::uint32_t v = 0;
         bool any = false;
-        while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) v = v * 10 + std::uint32_t(t[i++] - '0'), any = true;
+        while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])))
+            v = v * 10 + std::uint32_t(t[i++] - '0'), any = true;
         f.line = v;
         t = t.substr(i);
         return any;
@@ -152,10 +218,10 @@ std::optional<frame> call_site(const std::vector<frame>& chain) {
 
 struct raw_instruction {
     std::uint32_t address = 0;
-    std::string opcode;      // with modifiers
+    std::string opcode;  // with modifiers
     std::string operands;
-    bool predicated = false; // a guard predicate other than PT (it issues when every lane is off)
-    bool never = false;      // guarded by !PT
+    bool predicated = false;  // a guard predicate other than PT (it issues when every lane is off)
+    bool never = false;       // guarded by !PT
     std::vector<frame> chain;
     std::uint64_t word = 0;  // the low 64 bits of its encoding
 };
@@ -223,8 +289,9 @@ sass_function build_blocks(const raw_function& f, const std::map<std::string, st
         if (is_control(m)) leader[i + 1] = true;
         if (m == "BRA" || m == "JMP") {
             const auto t = target_of(code[i]);
-            if (!t) throw input_error(where, "function " + f.name + ": a branch at " + std::to_string(code[i].address) +
-                                                 " to an address outside it");
+            if (!t)
+                throw input_error(where, "function " + f.name + ": a branch at " + std::to_string(code[i].address) +
+                                             " to an address outside it");
             leader[*t] = true;
         }
     }
@@ -245,8 +312,8 @@ sass_function build_blocks(const raw_function& f, const std::map<std::string, st
         if (const auto kind = anchor_kind_of(in.opcode)) {
             if (const auto site = call_site(in.chain)) {
                 sass_site s{site->file, site->line, *kind};
-                auto it = std::find_if(b.anchors.begin(), b.anchors.end(),
-                                       [&](const sass_anchor& a) { return a.site == s; });
+                auto it =
+                    std::find_if(b.anchors.begin(), b.anchors.end(), [&](const sass_anchor& a) { return a.site == s; });
                 if (it == b.anchors.end()) it = b.anchors.insert(b.anchors.end(), sass_anchor{s, 0, false});
                 it->count++;
                 it->predicated = it->predicated || in.predicated;
@@ -293,7 +360,11 @@ std::uint64_t u64(const std::string& b, std::size_t at) { return u32(b, at) | st
 }  // namespace
 
 std::map<std::string, std::string> cubin_text_sections(const std::string& b, const std::string& where) {
-    if (b.size() < 64 || b.compare(0, 4, "\x7f" "ELF") != 0 || b[4] != 2)
+    if (b.size() < 64 ||
+        b.compare(0, 4,
+                  "\x7f"
+                  "ELF") != 0 ||
+        b[4] != 2)
         throw input_error(where, "not a 64-bit ELF file (a cubin)");
     const std::uint64_t shoff = u64(b, 0x28);
     const std::uint16_t shentsize = u16(b, 0x3a), shnum = u16(b, 0x3c), shstrndx = u16(b, 0x3e);
@@ -308,7 +379,8 @@ std::map<std::string, std::string> cubin_text_sections(const std::string& b, con
         const std::uint32_t type = u32(b, h + 4);
         const std::uint64_t off = u64(b, h + 0x18), size = u64(b, h + 0x20);
         if (type == 8) continue;  // SHT_NOBITS: shared memory and the like, no bytes in the file
-        if (strtab + name >= b.size() || off + size > b.size()) throw input_error(where, "a section lies outside the file");
+        if (strtab + name >= b.size() || off + size > b.size())
+            throw input_error(where, "a section lies outside the file");
         const std::string n(b.c_str() + strtab + name);
         if (n.rfind(".text.", 0) == 0) out[n.substr(6)] = b.substr(off, size);
     }
@@ -319,13 +391,16 @@ std::vector<std::string> embedded_cubins(const std::string& b) {
     constexpr std::uint16_t em_cuda = 190;
     std::vector<std::string> out;
     std::size_t at = 0;
-    while ((at = b.find("\x7f" "ELF", at)) != std::string::npos) {
+    while ((at = b.find("\x7f"
+                        "ELF",
+                        at)) != std::string::npos) {
         if (at + 64 <= b.size() && b[at + 4] == 2 && u16(b, at + 0x12) == em_cuda) {
             // Its size: the furthest of its section headers, program headers, sections and segments.
             const std::uint64_t shoff = u64(b, at + 0x28), phoff = u64(b, at + 0x20);
             const std::uint16_t phentsize = u16(b, at + 0x36), phnum = u16(b, at + 0x38);
             const std::uint16_t shentsize = u16(b, at + 0x3a), shnum = u16(b, at + 0x3c);
-            std::uint64_t end = std::max(shoff + std::uint64_t(shentsize) * shnum, phoff + std::uint64_t(phentsize) * phnum);
+            std::uint64_t end =
+                std::max(shoff + std::uint64_t(shentsize) * shnum, phoff + std::uint64_t(phentsize) * phnum);
             bool inside = end <= b.size() - at;
             for (std::size_t i = 0; inside && i < shnum; ++i) {
                 const std::uint64_t h = at + shoff + i * shentsize;
@@ -347,7 +422,10 @@ std::vector<std::string> embedded_cubins(const std::string& b) {
 }
 
 std::string cubin_for_older_disassembler(const std::string& cubin, const std::string& where) {
-    if (cubin.size() < 64 || cubin.compare(0, 4, "\x7f" "ELF") != 0) throw input_error(where, "not an ELF file (a cubin)");
+    if (cubin.size() < 64 || cubin.compare(0, 4,
+                                           "\x7f"
+                                           "ELF") != 0)
+        throw input_error(where, "not an ELF file (a cubin)");
     std::string out = cubin;
     const std::uint32_t flags = u32(cubin, 0x30);
     // CUDA 12+: OS/ABI 0x41 and the SM in bits 8-15 of e_flags; before: OS/ABI 0x33 (ABI 7) and
@@ -395,7 +473,8 @@ sass_module parse_nvdisasm(std::istream& in, const std::string& cubin, const std
             if (t == std::string_view::npos) continue;
             auto rest = s.substr(t + 6);
             const std::string name(rest.substr(0, rest.find(' ')));
-            if (!words.count(name)) throw input_error(where + ":" + std::to_string(lineno), "section " + name + " is not in the cubin");
+            if (!words.count(name))
+                throw input_error(where + ":" + std::to_string(lineno), "section " + name + " is not in the cubin");
             cur = &sections[name];
             pending_labels.clear();
             pending_function.clear();
@@ -421,7 +500,8 @@ sass_module parse_nvdisasm(std::istream& in, const std::string& cubin, const std
         if (s.back() == ':' && s.find(' ') == std::string_view::npos && s.find('/') == std::string_view::npos) {
             const std::string label(s.substr(0, s.size() - 1));
             if (starts_with(label, ".L_")) pending_labels.push_back(label);
-            else if (label[0] != '.') pending_function = label;  // a function: the kernel, or a subroutine in its section
+            else if (label[0] != '.')
+                pending_function = label;  // a function: the kernel, or a subroutine in its section
             continue;
         }
         if (!starts_with(s, "/*")) continue;
@@ -433,7 +513,8 @@ sass_module parse_nvdisasm(std::istream& in, const std::string& cubin, const std
             for (char c : s.substr(2, close - 2)) {
                 if (!std::isxdigit(static_cast<unsigned char>(c)))
                     throw input_error(where + ":" + std::to_string(lineno), "an instruction without its address");
-                a = a * 16 + std::uint32_t(std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (std::tolower(c) - 'a' + 10));
+                a = a * 16 +
+                    std::uint32_t(std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (std::tolower(c) - 'a' + 10));
             }
             ri.address = a;
         }
@@ -535,7 +616,8 @@ sass_function function_from_json(const nlohmann::json& j, const std::string& whe
         sass_block out;
         for (const auto& [name, v] : b["pipes"].items()) {
             const auto it = std::find(pipe_names.begin(), pipe_names.end(), name);
-            if (it == pipe_names.end() || !v.is_number_unsigned()) throw input_error(w + ".pipes." + name, "unknown pipe or not a count");
+            if (it == pipe_names.end() || !v.is_number_unsigned())
+                throw input_error(w + ".pipes." + name, "unknown pipe or not a count");
             out.pipes[std::size_t(it - pipe_names.begin())] = v.get<std::uint32_t>();
             out.instructions += v.get<std::uint32_t>();
         }
@@ -549,14 +631,16 @@ sass_function function_from_json(const nlohmann::json& j, const std::string& whe
         out.calls = b.value("calls", std::string());
         if (b.contains("anchors"))
             for (const auto& a : b["anchors"]) {
-                if (!a.is_array() || a.size() < 4 || !a[0].is_string() || !a[1].is_number_unsigned() || !a[2].is_string() ||
-                    !a[3].is_number_unsigned())
+                if (!a.is_array() || a.size() < 4 || !a[0].is_string() || !a[1].is_number_unsigned() ||
+                    !a[2].is_string() || !a[3].is_number_unsigned())
                     throw input_error(w + ".anchors", "an anchor is [file, line, kind, count(, \"predicated\")]");
                 const auto k = std::find(anchor_names.begin(), anchor_names.end(), a[2].get<std::string>());
-                if (k == anchor_names.end()) throw input_error(w + ".anchors", "unknown kind " + a[2].get<std::string>());
+                if (k == anchor_names.end())
+                    throw input_error(w + ".anchors", "unknown kind " + a[2].get<std::string>());
                 out.anchors.push_back({{a[0].get<std::string>(), a[1].get<std::uint32_t>(),
                                         static_cast<sass_anchor_kind>(k - anchor_names.begin())},
-                                       a[3].get<std::uint32_t>(), a.size() > 4});
+                                       a[3].get<std::uint32_t>(),
+                                       a.size() > 4});
             }
         f.blocks.push_back(std::move(out));
     }
@@ -595,7 +679,7 @@ struct flow_graph {
     std::vector<const sass_block*> blocks;
     std::vector<std::uint32_t> function_start;  // per function, its first block's index
     std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
-    std::vector<std::uint32_t> exit_edges;       // blocks that may leave their function part-way (a guarded exit)
+    std::vector<std::uint32_t> exit_edges;  // blocks that may leave their function part-way (a guarded exit)
     std::vector<std::pair<std::uint32_t, std::uint32_t>> calls;  // caller block -> callee entry
 };
 

@@ -16,7 +16,7 @@ namespace model = agpu::model;
 namespace {
 
 json patched(json patch) {
-    return {{"schema", 1}, {"id", "test-device"}, {"name", "a test device"}, {"kind", "hypothetical"},
+    return {{"schema", 1},    {"id", "test-device"},      {"name", "a test device"}, {"kind", "hypothetical"},
             {"base", "h100"}, {"patch", std::move(patch)}};
 }
 
@@ -49,13 +49,15 @@ TEST(StrictDeviceFile, UnknownKeyAtTheTopLevelOfAPatchedFile) {
 
 TEST(StrictDeviceFile, UnknownKeyAtThePatchsTopLevel) {
     // The mistake that used to predict the unchanged H100: b outside agpu.
-    expect_error(error_of(patched({{"b", sourced(64)}})), "patch.b", "unknown key (a patch holds agpu, hardware and timing only");
+    expect_error(error_of(patched({{"b", sourced(64)}})), "patch.b",
+                 "unknown key (a patch holds agpu, hardware and timing only");
     expect_error(error_of(patched({{"hardwear", {{"sm_clock_mhz", sourced(1000)}}}})), "patch.hardwear", "unknown key");
     expect_error(error_of(patched({{"id", "x"}})), "patch.id", "unknown key");
 }
 
 TEST(StrictDeviceFile, UnknownFieldInAPatchSection) {
-    expect_error(error_of(patched({{"agpu", {{"B", sourced(64)}}}})), "patch.agpu.B", "unknown field (known: p, b, M, w)");
+    expect_error(error_of(patched({{"agpu", {{"B", sourced(64)}}}})), "patch.agpu.B",
+                 "unknown field (known: p, b, M, w)");
     expect_error(error_of(patched({{"hardware", {{"sm_clok_mhz", sourced(1000)}}}})), "patch.hardware.sm_clok_mhz",
                  "unknown field");
 }
@@ -159,16 +161,19 @@ TEST(Derivation, WDragsTheBankWidthAndTheBytes) {
 }
 
 TEST(Derivation, AContradictionSaysWhich) {
-    expect_error(error_of(patched({{"agpu", {{"b", sourced(64)}, {"p", sourced(4224)}}},
-                                   {"hardware", {{"sm_count", sourced(132)}}}})),
-                 "patch.agpu.p",
-                 "gives 4224, which contradicts the derivation p = k * b = hardware.sm_count * agpu.b = 132 * 64 = 8448");
+    expect_error(
+        error_of(patched(
+            {{"agpu", {{"b", sourced(64)}, {"p", sourced(4224)}}}, {"hardware", {{"sm_count", sourced(132)}}}})),
+        "patch.agpu.p",
+        "gives 4224, which contradicts the derivation p = k * b = hardware.sm_count * agpu.b = 132 * 64 = 8448");
     expect_error(error_of(patched({{"agpu", {{"b", sourced(64)}}}, {"hardware", {{"banks", sourced(32)}}}})),
                  "patch.hardware.banks", "gives 32, which contradicts the derivation banks = b = 64");
     expect_error(error_of(patched({{"agpu", {{"b", sourced(64)}}}, {"hardware", {{"warp_width", sourced(96)}}}})),
                  "patch.hardware.warp_width", "contradicts the derivation warp_width a multiple of b = 64");
-    expect_error(error_of(patched({{"agpu", {{"M", sourced(1000)}}}, {"hardware", {{"smem_per_block_bytes", sourced(8000)}}}})),
-                 "patch.hardware.smem_per_block_bytes", "contradicts the derivation smem_per_block_bytes = M * w / 8 = 1000 * 32 / 8 = 4000");
+    expect_error(
+        error_of(patched({{"agpu", {{"M", sourced(1000)}}}, {"hardware", {{"smem_per_block_bytes", sourced(8000)}}}})),
+        "patch.hardware.smem_per_block_bytes",
+        "contradicts the derivation smem_per_block_bytes = M * w / 8 = 1000 * 32 / 8 = 4000");
     expect_error(error_of(patched({{"agpu", {{"w", sourced(16)}}}, {"hardware", {{"bank_width_bytes", sourced(4)}}}})),
                  "patch.hardware.bank_width_bytes", "contradicts the derivation bank_width_bytes = w / 8 = 2");
 }
@@ -189,8 +194,8 @@ TEST(DeviceSet, SettingsFollowTheSameDerivations) {
     EXPECT_EQ(d.kind, "hypothetical");
     EXPECT_EQ(d.base, "h100");
     EXPECT_EQ(d.sources.at("agpu.b").source, "hypothetical: b=64 on h100");
-    const auto two = model::with_settings(h100, {model::parse_device_setting("bandwidth=1000"),
-                                                 model::parse_device_setting("hardware.l2_bytes=0")});
+    const auto two = model::with_settings(
+        h100, {model::parse_device_setting("bandwidth=1000"), model::parse_device_setting("hardware.l2_bytes=0")});
     EXPECT_EQ(two.hw.mem_bandwidth_gbs, 1000);
     EXPECT_EQ(two.hw.l2_bytes, 0u);
     EXPECT_EQ(two.id, "h100-bandwidth1000-hardware.l2_bytes0");
@@ -201,7 +206,8 @@ TEST(DeviceSet, BadSettingsNameTheOptionAndTheRule) {
         model::parse_device_setting("bw=1");
         FAIL();
     } catch (const input_error& e) {
-        EXPECT_NE(std::string(e.what()).find("option --device-set bw: unknown device parameter"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("option --device-set bw: unknown device parameter"), std::string::npos)
+            << e.what();
     }
     EXPECT_THROW(model::parse_device_setting("b=x"), input_error);
     EXPECT_THROW(model::parse_device_setting("b"), input_error);

@@ -57,9 +57,10 @@ web_assets load_web_assets(const fs::path& node_modules) {
         const fs::path p = node_modules / rel;
         std::error_code ec;
         if (!fs::is_regular_file(p, ec))
-            throw input_error(p.string(), "missing (the report's JavaScript comes from npm: run scripts/setup.sh, "
-                                          "or point AGPU_NODE_MODULES at a node_modules with vega, vega-lite and "
-                                          "vega-embed)");
+            throw input_error(p.string(),
+                              "missing (the report's JavaScript comes from npm: run scripts/setup.sh, "
+                              "or point AGPU_NODE_MODULES at a node_modules with vega, vega-lite and "
+                              "vega-embed)");
         return read_text(p);
     };
     return {one("vega/build/vega.min.js"), one("vega-lite/build/vega-lite.min.js"),
@@ -151,7 +152,7 @@ std::string table_csv(const table& t) {
 
 json chart_json(const chart& c, const std::string& commit) {
     return {{"schema", report_data_schema}, {"commit", commit}, {"chart", c.id}, {"title", c.title},
-            {"caption", c.caption},          {"spec", c.spec},   {"rows", c.rows}};
+            {"caption", c.caption},         {"spec", c.spec},   {"rows", c.rows}};
 }
 
 json document_json(const document& d) {
@@ -165,8 +166,8 @@ json document_json(const document& d) {
             if (const auto* c = std::get_if<chart>(&b))
                 charts.push_back({{"id", c->id}, {"title", c->title}, {"data", "data/" + c->id + ".json"}});
         }
-        sections.push_back({{"id", s.id}, {"title", s.title}, {"paragraphs", paragraphs}, {"tables", tables},
-                            {"charts", charts}});
+        sections.push_back(
+            {{"id", s.id}, {"title", s.title}, {"paragraphs", paragraphs}, {"tables", tables}, {"charts", charts}});
     }
     return {{"schema", report_schema}, {"title", d.title}, {"meta", d.meta}, {"sections", sections}};
 }
@@ -265,8 +266,8 @@ bool numeric(const std::string& v) {
 }
 
 void html_table(std::ostream& os, const table& t) {
-    os << "<div class=\"table-title\" id=\"table-" << t.id << "\">" << html_text(t.title) << " <span class=\"meta\">(<a href=\"data/"
-       << t.id << ".csv\">CSV</a>)</span></div>\n<table><thead><tr>";
+    os << "<div class=\"table-title\" id=\"table-" << t.id << "\">" << html_text(t.title)
+       << " <span class=\"meta\">(<a href=\"data/" << t.id << ".csv\">CSV</a>)</span></div>\n<table><thead><tr>";
     // A column aligns right when every cell of it is a number.
     std::vector<bool> right(t.columns.size(), true);
     for (const auto& r : t.rows)
@@ -330,8 +331,9 @@ std::string render_html(const document& d, const web_assets& js) {
             if (const auto* t = std::get_if<table>(&b)) html_table(os, *t);
             if (const auto* c = std::get_if<chart>(&b)) {
                 os << "<figure><div class=\"chart\" id=\"chart-" << c->id << "\"></div><figcaption><b>"
-                   << html_text(c->title) << ".</b> " << html_text(c->caption) << " <span class=\"meta\">(<a href=\"data/"
-                   << c->id << ".csv\">CSV</a>, <a href=\"data/" << c->id << ".json\">JSON</a>)</span></figcaption></figure>\n";
+                   << html_text(c->title) << ".</b> " << html_text(c->caption)
+                   << " <span class=\"meta\">(<a href=\"data/" << c->id << ".csv\">CSV</a>, <a href=\"data/" << c->id
+                   << ".json\">JSON</a>)</span></figcaption></figure>\n";
                 specs.push_back({{"id", c->id}, {"spec", full_spec(*c)}});
             }
         }
@@ -366,8 +368,7 @@ std::string render_markdown(const document& d) {
         os << "- " << k << ":";
         if (v.is_array())
             for (const auto& x : v) os << "\n  - " << (x.is_string() ? x.get<std::string>() : x.dump());
-        else
-            os << ' ' << (v.is_string() ? v.get<std::string>() : v.dump());
+        else os << ' ' << (v.is_string() ? v.get<std::string>() : v.dump());
         os << '\n';
     }
     os << "\nThe page with the charts is `index.html`; the data behind each chart is in `data/`.\n\n";
@@ -394,8 +395,8 @@ std::string render_markdown(const document& d) {
                 os << '\n';
             }
             if (const auto* c = std::get_if<chart>(&b))
-                os << "*Chart: " << c->title << ".* " << c->caption << " Data: [CSV](data/" << c->id << ".csv), [JSON](data/"
-                   << c->id << ".json) (" << c->rows.size() << " rows).\n\n";
+                os << "*Chart: " << c->title << ".* " << c->caption << " Data: [CSV](data/" << c->id
+                   << ".csv), [JSON](data/" << c->id << ".json) (" << c->rows.size() << " rows).\n\n";
         }
     }
     return os.str();
@@ -436,7 +437,8 @@ void check_report_dir(const fs::path& out_in) {
     if (fs::exists(target, ec)) {
         if (!fs::is_directory(target, ec)) throw input_error(where, "exists and is not a directory");
         if (!replaceable(target))
-            throw input_error(where, "exists and is not a report agpu wrote (no report.json): choose another directory");
+            throw input_error(where,
+                              "exists and is not a report agpu wrote (no report.json): choose another directory");
     }
 }
 

@@ -128,26 +128,43 @@ json heatmap_spec(const std::string& x_title, const std::string& y_title, bool x
         return a;
     };
     const json x = axis("x", x_title, x_numeric), y = axis("y", y_title, y_numeric);
-    const json tooltip = json::array({{{"field", "device"}}, {{"field", "metric"}}, {{"field", "value"}, {"format", ".4~g"}},
-                                      {{"field", "bound"}}, {{"field", "seconds"}, {"format", ".4~g"}}});
+    const json tooltip = json::array({{{"field", "device"}},
+                                      {{"field", "metric"}},
+                                      {{"field", "value"}, {"format", ".4~g"}},
+                                      {{"field", "bound"}},
+                                      {{"field", "seconds"}, {"format", ".4~g"}}});
     json rect = {{"transform", json::array({{{"filter", "datum.value > 0"}}})},
                  {"mark", "rect"},
-                 {"encoding", {{"x", x}, {"y", y},
-                               // The lighter part of viridis, so that the bound's label reads on every cell.
-                               {"color", {{"field", "value"}, {"type", "quantitative"}, {"title", nullptr},
-                                          {"scale", {{"type", "log"}, {"scheme", {{"name", "viridis"}, {"extent", {0.35, 1.0}}}}}},
-                                          {"legend", {{"format", ".3~s"}}}}},
-                               {"tooltip", tooltip}}}};
+                 {"encoding",
+                  {{"x", x},
+                   {"y", y},
+                   // The lighter part of viridis, so that the bound's label reads on every cell.
+                   {"color",
+                    {{"field", "value"},
+                     {"type", "quantitative"},
+                     {"title", nullptr},
+                     {"scale", {{"type", "log"}, {"scheme", {{"name", "viridis"}, {"extent", {0.35, 1.0}}}}}},
+                     {"legend", {{"format", ".3~s"}}}}},
+                   {"tooltip", tooltip}}}};
     json text = {{"transform", json::array({{{"filter", "datum.metric == 'predicted seconds'"}}})},
                  {"mark", {{"type", "text"}, {"fontSize", 9}, {"color", "black"}}},
                  {"encoding", {{"x", x}, {"y", y}, {"text", {{"field", "bound"}}}}}};
-    return {{"facet", {{"row", {{"field", "rest"}, {"type", "nominal"}, {"title", nullptr}, {"sort", row_order},
-                                {"header", {{"labelAngle", 0}, {"labelAlign", "left"}, {"labelOrient", "top"}}}}},
-                       {"column", {{"field", "metric"}, {"type", "nominal"}, {"title", nullptr},
-                                   {"sort", json::array({"predicted seconds", "I/O blocks"})}}}}},
-            {"spec", {{"width", std::max<std::size_t>(120, 28 * x_count)},
-                      {"height", std::max<std::size_t>(40, 22 * y_count)},
-                      {"layer", json::array({rect, text})}}},
+    return {{"facet",
+             {{"row",
+               {{"field", "rest"},
+                {"type", "nominal"},
+                {"title", nullptr},
+                {"sort", row_order},
+                {"header", {{"labelAngle", 0}, {"labelAlign", "left"}, {"labelOrient", "top"}}}}},
+              {"column",
+               {{"field", "metric"},
+                {"type", "nominal"},
+                {"title", nullptr},
+                {"sort", json::array({"predicted seconds", "I/O blocks"})}}}}},
+            {"spec",
+             {{"width", std::max<std::size_t>(120, 28 * x_count)},
+              {"height", std::max<std::size_t>(40, 22 * y_count)},
+              {"layer", json::array({rect, text})}}},
             {"resolve", {{"scale", {{"color", "independent"}}}}}};
 }
 
@@ -168,29 +185,34 @@ section sweep_section(const sweep::results& r) {
         const json spec = r.summary.value("spec", json::object());
         intro += " " + spec.value("name", std::string()) + " (" + spec.value("path", std::string()) + ")";
     }
-    intro += ", read from " + r.source + ": " + std::to_string(rows.size()) + " points of " + std::to_string(algos.size()) +
-             " algorithms, " + std::to_string(priced) + " with predicted seconds, " + std::to_string(rows.size() - ok) +
-             " skipped.";
+    intro += ", read from " + r.source + ": " + std::to_string(rows.size()) + " points of " +
+             std::to_string(algos.size()) + " algorithms, " + std::to_string(priced) + " with predicted seconds, " +
+             std::to_string(rows.size() - ok) + " skipped.";
     if (!r.lines.empty()) {
         const json& first = r.lines.front();
-        intro += " Counted by agpu " + first.value("agpu", json::object()).value("version", std::string()) + " (commit " +
-                 first.value("agpu", json::object()).value("commit", std::string()) + "); seconds from the time model (" +
+        intro += " Counted by agpu " + first.value("agpu", json::object()).value("version", std::string()) +
+                 " (commit " + first.value("agpu", json::object()).value("commit", std::string()) +
+                 "); seconds from the time model (" +
                  first.value("model", json::object()).value("time_model", std::string()) + ", fit " +
                  first.value("model", json::object()).value("fit", std::string()) + ").";
     }
     s.add(intro);
-    s.add("Each algorithm's heatmaps show the predicted seconds and the I/O (global blocks moved) over two swept "
-          "parameters, on log colour scales, with the bound that dominates the predicted time in each cell (dram, l2: "
-          "memory; step, shared: issue; blocks: dispatch); a row of heatmaps for each value of the other parameters "
-          "that vary. The tables say where each bound dominates and which device parameters are best for each "
-          "algorithm and size.");
+    s.add(
+        "Each algorithm's heatmaps show the predicted seconds and the I/O (global blocks moved) over two swept "
+        "parameters, on log colour scales, with the bound that dominates the predicted time in each cell (dram, l2: "
+        "memory; step, shared: issue; blocks: dispatch); a row of heatmaps for each value of the other parameters "
+        "that vary. The tables say where each bound dominates and which device parameters are best for each "
+        "algorithm and size.");
 
-    auto best_table = table{"sweep-best", "The best device parameters per algorithm and size",
-                            {"algorithm", "n", "parameters", "points", "best device", "its parameters", "seconds", "bound",
-                             "worst device", "seconds", "worst / best"},
+    auto best_table = table{"sweep-best",
+                            "The best device parameters per algorithm and size",
+                            {"algorithm", "n", "parameters", "points", "best device", "its parameters", "seconds",
+                             "bound", "worst device", "seconds", "worst / best"},
                             {}};
-    auto bounds_table = table{"sweep-bounds", "Where each bound dominates",
-                              {"algorithm", "bound", "points", "share", "over the swept parameters"}, {}};
+    auto bounds_table = table{"sweep-bounds",
+                              "Where each bound dominates",
+                              {"algorithm", "bound", "points", "share", "over the swept parameters"},
+                              {}};
 
     for (const auto& algo : algos) {
         std::vector<const row*> mine;
@@ -202,9 +224,8 @@ section sweep_section(const sweep::results& r) {
         std::map<std::pair<std::uint64_t, std::string>, std::vector<const row*>> groups;
         for (const auto* x : mine) groups[{x->n, params_text(x->params)}].push_back(x);
         for (const auto& [key, g] : groups) {
-            const auto [lo, hi] = std::minmax_element(g.begin(), g.end(), [](const row* a, const row* b) {
-                return a->seconds < b->seconds;
-            });
+            const auto [lo, hi] = std::minmax_element(
+                g.begin(), g.end(), [](const row* a, const row* b) { return a->seconds < b->seconds; });
             best_table.rows.push_back({algo, size_text(key.first), key.second, std::to_string(g.size()), (*lo)->device,
                                        set_text((*lo)->set), fmt((*lo)->seconds, 4), (*lo)->bound, (*hi)->device,
                                        fmt((*hi)->seconds, 4), fmt((*hi)->seconds / (*lo)->seconds, 3)});
@@ -223,8 +244,8 @@ section sweep_section(const sweep::results& r) {
             for (const auto& [k, lohi] : ranges)
                 over += (over.empty() ? "" : ", ") + k + " " + fmt(lohi.first, 6) +
                         (lohi.second != lohi.first ? " to " + fmt(lohi.second, 6) : std::string());
-            bounds_table.rows.push_back({algo, bound, std::to_string(g.size()), pct(double(g.size()) / double(mine.size())),
-                                         over.empty() ? "-" : over});
+            bounds_table.rows.push_back({algo, bound, std::to_string(g.size()),
+                                         pct(double(g.size()) / double(mine.size())), over.empty() ? "-" : over});
         }
 
         // The dimensions along which this algorithm's points vary.
@@ -277,18 +298,26 @@ section sweep_section(const sweep::results& r) {
             const json yv = y_dim ? y_dim->value(*x) : json(algo);
             for (const auto& [metric, value] : {std::pair<std::string, double>{"predicted seconds", x->seconds},
                                                 std::pair<std::string, double>{"I/O blocks", x->io_blocks}})
-                c.rows.push_back({{"rest", label}, {"metric", metric}, {"x", x_dim.value(*x)}, {"y", yv},
-                                  {"value", value}, {"bound", x->bound}, {"device", x->device}, {"seconds", x->seconds},
-                                  {"io_blocks", x->io_blocks}, {"n", x->n}});
+                c.rows.push_back({{"rest", label},
+                                  {"metric", metric},
+                                  {"x", x_dim.value(*x)},
+                                  {"y", yv},
+                                  {"value", value},
+                                  {"bound", x->bound},
+                                  {"device", x->device},
+                                  {"seconds", x->seconds},
+                                  {"io_blocks", x->io_blocks},
+                                  {"n", x->n}});
         }
         if (c.rows.empty()) continue;
         std::string rest_names;
         for (const auto& d : rest) rest_names += (rest_names.empty() ? "" : ", ") + d.label();
-        c.caption = "x: " + x_dim.label() + (y_dim ? "; y: " + y_dim->label() : "") +
-                    "; colour: the predicted seconds (left) and the I/O blocks (right), log scales; label: the bound "
-                    "that dominates the predicted time" +
-                    (rest.empty() ? "" : "; one row per " + rest_names) + "." +
-                    (dropped ? " " + std::to_string(dropped) + " points of further rows are in the chart's CSV only." : "");
+        c.caption =
+            "x: " + x_dim.label() + (y_dim ? "; y: " + y_dim->label() : "") +
+            "; colour: the predicted seconds (left) and the I/O blocks (right), log scales; label: the bound "
+            "that dominates the predicted time" +
+            (rest.empty() ? "" : "; one row per " + rest_names) + "." +
+            (dropped ? " " + std::to_string(dropped) + " points of further rows are in the chart's CSV only." : "");
         const bool x_numeric = x_dim.what == dimension::kind::set || x_dim.what == dimension::kind::n;
         const bool y_numeric = y_dim && (y_dim->what == dimension::kind::set || y_dim->what == dimension::kind::n);
         c.spec = heatmap_spec(x_dim.label(), y_dim ? y_dim->label() : "", x_numeric, y_numeric, distinct(x_dim, shown),
@@ -298,7 +327,8 @@ section sweep_section(const sweep::results& r) {
     if (!best_table.rows.empty()) s.add(std::move(best_table));
     if (!bounds_table.rows.empty()) s.add(std::move(bounds_table));
 
-    auto skipped = table{"sweep-skipped", "Points skipped, with the reason", {"algorithm", "device", "n", "parameters", "reason"}, {}};
+    auto skipped = table{
+        "sweep-skipped", "Points skipped, with the reason", {"algorithm", "device", "n", "parameters", "reason"}, {}};
     std::size_t skipped_count = 0;
     for (const auto& x : rows) {
         if (x.status == "ok") continue;
@@ -307,12 +337,14 @@ section sweep_section(const sweep::results& r) {
     }
     if (skipped_count) {
         s.add(std::to_string(skipped_count) + " points were skipped" +
-              (skipped_count > max_skipped_rows ? " (the first " + std::to_string(max_skipped_rows) + " below)" : "") + ".");
+              (skipped_count > max_skipped_rows ? " (the first " + std::to_string(max_skipped_rows) + " below)" : "") +
+              ".");
         s.add(std::move(skipped));
     }
     if (ok > priced)
-        s.add(std::to_string(ok - priced) + " points have counts without seconds (counts = closed-form where the closed "
-                                            "form leaves out a counter the time model reads); the tables leave them out.");
+        s.add(std::to_string(ok - priced) +
+              " points have counts without seconds (counts = closed-form where the closed "
+              "form leaves out a counter the time model reads); the tables leave them out.");
     return s;
 }
 

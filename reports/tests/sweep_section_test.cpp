@@ -17,12 +17,17 @@ json line(const std::string& algo, std::uint64_t n, double b, double bw, double 
                   {"params", {{"type", "float"}}},
                   {"seed", 1},
                   {"counts", "auto"},
-                  {"device", {{"id", "h100-b" + std::to_string(int(b)) + "-bandwidth" + std::to_string(int(bw))},
-                              {"base", "h100"},
-                              {"set", {{"b", b}, {"bandwidth", bw}}}}}};
-    json result = ok ? json{{"priced", true}, {"seconds", seconds}, {"bound", bound}, {"counters", {{"io_blocks", 1000 / b}}}}
-                     : json(nullptr);
-    return {{"schema", "agpu.sweep-point/1"}, {"key", "k"}, {"point", point}, {"status", ok ? "ok" : "skipped"},
+                  {"device",
+                   {{"id", "h100-b" + std::to_string(int(b)) + "-bandwidth" + std::to_string(int(bw))},
+                    {"base", "h100"},
+                    {"set", {{"b", b}, {"bandwidth", bw}}}}}};
+    json result =
+        ok ? json{{"priced", true}, {"seconds", seconds}, {"bound", bound}, {"counters", {{"io_blocks", 1000 / b}}}}
+           : json(nullptr);
+    return {{"schema", "agpu.sweep-point/1"},
+            {"key", "k"},
+            {"point", point},
+            {"status", ok ? "ok" : "skipped"},
             {"reason", ok ? json(nullptr) : json("the simulator would take about 900 s here (limit 60 s)")},
             {"result", result}};
 }

@@ -4,8 +4,8 @@
 
 #include <cstddef>
 #include <map>
-#include <string>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 

@@ -135,9 +135,8 @@ void add_instruction_counts(launch_record& rec, const std::string& cuda_symbol, 
     }
     const auto e = model::estimate_instructions(*k.module, k.symbol, lc);
     // Recorded blocks stand for the launch as its recorded warp-instructions do.
-    const double scale = tally.warp_instructions > 0 ? double(rec.c[counter::warp_instructions]) /
-                                                           double(tally.warp_instructions)
-                                                     : 1.0;
+    const double scale =
+        tally.warp_instructions > 0 ? double(rec.c[counter::warp_instructions]) / double(tally.warp_instructions) : 1.0;
     rec.c[counter::inst_executed] = std::uint64_t(std::llround(e.instructions * scale));
     for (std::size_t p = 0; p < model::pipe_counters.size(); ++p)
         rec.c[model::pipe_counters[p]] = std::uint64_t(std::llround(e.pipes[p] * scale));

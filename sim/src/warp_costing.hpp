@@ -20,8 +20,8 @@ namespace agpu::sim::detail {
 struct instruction {
     what w{};
     std::uint32_t compute_n = 0;
-    std::uint64_t site = 0;     // the kernel-layer call's site (site_key)
-    std::uint32_t bytes = 0;    // the widest lane's bytes (a collective's value width)
+    std::uint64_t site = 0;            // the kernel-layer call's site (site_key)
+    std::uint32_t bytes = 0;           // the widest lane's bytes (a collective's value width)
     model::lane_accesses accesses;     // (addr, bytes) per lane
     std::vector<std::uint32_t> lanes;  // the lane of each access
 };

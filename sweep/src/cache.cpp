@@ -34,8 +34,8 @@ std::string errno_text() { return std::strerror(errno); }
 std::string temporary_name(const fs::path& path) {
     static std::atomic<unsigned long> counter{0};
     std::ostringstream s;
-    s << "." << path.filename().string() << ".tmp-" << ::getpid() << "-" << std::hash<std::thread::id>()(std::this_thread::get_id())
-      << "-" << counter++;
+    s << "." << path.filename().string() << ".tmp-" << ::getpid() << "-"
+      << std::hash<std::thread::id>()(std::this_thread::get_id()) << "-" << counter++;
     return s.str();
 }
 
@@ -131,7 +131,8 @@ void cache::sync() const {
     std::error_code ec;
     if (!fs::exists(m_dir, ec)) return;  // nothing written
     fd_guard d{::open(m_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
-    if (d.fd < 0 || ::syncfs(d.fd) != 0) throw input_error("cache " + m_dir.string(), "cannot sync to disk: " + errno_text());
+    if (d.fd < 0 || ::syncfs(d.fd) != 0)
+        throw input_error("cache " + m_dir.string(), "cannot sync to disk: " + errno_text());
 }
 
 void cache::remove_stale_temporaries() const {

@@ -65,7 +65,8 @@ public:
 
     std::vector<std::string> gather(const std::string& text) override {
         quiet_barrier();
-        if (text.size() > std::size_t(1) << 30) throw unavailable_error("MPI: a rank's results exceed 1 GiB; use shards");
+        if (text.size() > std::size_t(1) << 30)
+            throw unavailable_error("MPI: a rank's results exceed 1 GiB; use shards");
         int mine = int(text.size());
         std::vector<int> sizes(m_rank == 0 ? std::size_t(m_size) : 0);
         check(MPI_Gather(&mine, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
@@ -77,10 +78,12 @@ public:
         }
         if (total > (1LL << 31) - 1) throw unavailable_error("MPI: the gathered results exceed 2 GiB; use shards");
         std::string all(std::size_t(total), '\0');
-        check(MPI_Gatherv(text.data(), mine, MPI_CHAR, all.data(), sizes.data(), offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD),
+        check(MPI_Gatherv(text.data(), mine, MPI_CHAR, all.data(), sizes.data(), offsets.data(), MPI_CHAR, 0,
+                          MPI_COMM_WORLD),
               "MPI_Gatherv");
         std::vector<std::string> out;
-        for (std::size_t i = 0; i < sizes.size(); ++i) out.push_back(all.substr(std::size_t(offsets[i]), std::size_t(sizes[i])));
+        for (std::size_t i = 0; i < sizes.size(); ++i)
+            out.push_back(all.substr(std::size_t(offsets[i]), std::size_t(sizes[i])));
         return out;
     }
 

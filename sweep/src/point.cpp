@@ -58,12 +58,8 @@ json point_json(const point& p) {
     device["kind"] = p.device.kind;
     device["base"] = p.device_base;
     device["set"] = set;
-    return {{"device", device},
-            {"algo", p.algo->spec.key},
-            {"params", p.params.all()},
-            {"n", p.n},
-            {"seed", p.seed},
-            {"counts", to_string(p.counts)}};
+    return {{"device", device}, {"algo", p.algo->spec.key}, {"params", p.params.all()},
+            {"n", p.n},         {"seed", p.seed},           {"counts", to_string(p.counts)}};
 }
 
 json time_model_inputs(const model::time_fit& fit) {
@@ -162,7 +158,10 @@ outcome evaluate(const point& p, const model::time_fit& fit) {
 }
 
 json model_identity(const model::time_fit& fit) {
-    return {{"time_model", model::fit_schema}, {"fit", fit_source(fit)}, {"fit_device", fit.device}, {"fit_date", fit.date}};
+    return {{"time_model", model::fit_schema},
+            {"fit", fit_source(fit)},
+            {"fit_device", fit.device},
+            {"fit_date", fit.date}};
 }
 
 std::string point_line(const point& p, const std::string& key, const outcome& o, const model::time_fit& fit) {

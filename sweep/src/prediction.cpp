@@ -72,8 +72,8 @@ prediction predict_simulated(const sim::algorithm& algo, const model::device& de
     prediction out;
     out.counts = sim::count_run(algo, dev, n, params, seed, opt);
     if (!out.counts.check.passed)
-        throw internal_error("the simulated outputs of " + algo.spec.key + " differ from the CPU reference: " +
-                             out.counts.check.detail);
+        throw internal_error("the simulated outputs of " + algo.spec.key +
+                             " differ from the CPU reference: " + out.counts.check.detail);
     out.priced = true;
     price(out, dev, fit);
     return out;
@@ -89,8 +89,8 @@ prediction predict(const sim::algorithm& algo, const model::device& dev, std::ui
 double simulation_estimate(const sim::algorithm& algo, const model::device& dev, std::uint64_t n,
                            const model::param_values& params, counts_mode mode) {
     const bool sampled = mode == counts_mode::sampled ||
-                         (mode == counts_mode::automatic &&
-                          sim::resolve_mode(sim::mode_request::automatic, algo, dev, n, params) == sim::sim_mode::sampled);
+                         (mode == counts_mode::automatic && sim::resolve_mode(sim::mode_request::automatic, algo, dev,
+                                                                              n, params) == sim::sim_mode::sampled);
     return sampled ? sim::sampled_simulation_estimate(algo, dev, n, params)
                    : sim::exact_simulation_estimate(algo, dev, n, params);
 }

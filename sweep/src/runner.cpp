@@ -30,7 +30,8 @@ double since(clock_type::time_point t) { return std::chrono::duration<double>(cl
 // timed for the estimate of what is left.
 class tracker {
 public:
-    tracker(unsigned jobs, std::function<void(const progress&)> report) : m_report(std::move(report)), m_jobs(std::max(1u, jobs)) {}
+    tracker(unsigned jobs, std::function<void(const progress&)> report)
+        : m_report(std::move(report)), m_jobs(std::max(1u, jobs)) {}
     void set_total(std::size_t total, std::size_t plans) {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_p.total = total;
@@ -355,7 +356,8 @@ run_result run_sweep(const spec& s, const run_options& opt) {
                 const auto i = e.at("index").get<std::size_t>();
                 const auto text = e.at("text").get<std::string>();
                 auto o = cache::parse_entry(text, keys.at(i));
-                if (!o) throw internal_error("rank " + std::to_string(rank) + " sent a cache entry that does not check");
+                if (!o)
+                    throw internal_error("rank " + std::to_string(rank) + " sent a cache entry that does not check");
                 if (!store.find(keys[i])) store.store(keys[i], text);  // a cache not shared with that rank
                 found[i] = std::move(*o);
                 ++computed_everywhere;
@@ -411,14 +413,15 @@ run_result run_sweep(const spec& s, const run_options& opt) {
                     {"points", count},
                     {"ok", r.ok},
                     {"skipped", r.skipped},
-                    {"run", {{"computed", r.computed},
-                             {"cached", r.cached},
-                             {"merge_only", opt.merge_only},
-                             {"ranks", world.size()},
-                             {"processes", world.description()},
-                             {"jobs", opt.jobs},
-                             {"wall_s", r.wall_s},
-                             {"computed_per_s", r.wall_s > 0 ? double(r.computed) / r.wall_s : 0.0}}},
+                    {"run",
+                     {{"computed", r.computed},
+                      {"cached", r.cached},
+                      {"merge_only", opt.merge_only},
+                      {"ranks", world.size()},
+                      {"processes", world.description()},
+                      {"jobs", opt.jobs},
+                      {"wall_s", r.wall_s},
+                      {"computed_per_s", r.wall_s > 0 ? double(r.computed) / r.wall_s : 0.0}}},
                     {"algorithms", algorithms_summary(s, outcomes)}};
     write_atomically(r.summary, summary.dump(2) + "\n");
     r.summary_json = summary;

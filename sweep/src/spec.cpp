@@ -6,8 +6,8 @@
 #include <set>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
 #include <toml++/toml.h>
+#include <nlohmann/json.hpp>
 
 #include "agpu/errors.hpp"
 #include "agpu/model/catalog.hpp"
@@ -43,7 +43,9 @@ public:
         }
     }
 
-    static std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+    static std::string join(const std::string& path, const std::string& key) {
+        return path.empty() ? key : path + "." + key;
+    }
     static std::string index(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
 
     std::string text(const json& v, const std::string& path) const {
@@ -52,7 +54,8 @@ public:
     }
 
     double number(const json& v, const std::string& path, bool integer, bool positive) const {
-        if (!v.is_number()) fail(path, std::string("must be ") + (integer ? "an integer" : "a number") + ", got " + v.dump());
+        if (!v.is_number())
+            fail(path, std::string("must be ") + (integer ? "an integer" : "a number") + ", got " + v.dump());
         const double x = v.get<double>();
         if (!std::isfinite(x)) fail(path, "must be finite");
         if (integer && (x != std::floor(x) || std::fabs(x) > 9007199254740992.0))
@@ -85,7 +88,8 @@ public:
             if (geometric && from <= 0) fail(join(path, "from"), "must be positive in a geometric range");
             const double slack = 1e-9 * std::max(1.0, std::fabs(to));
             for (double x = from; x <= to + slack; x = geometric ? x * by : x + by) {
-                if (out.size() == max_values) fail(path, "expands to more than " + std::to_string(max_values) + " values");
+                if (out.size() == max_values)
+                    fail(path, "expands to more than " + std::to_string(max_values) + " values");
                 out.push_back(integer ? std::round(x) : x);
             }
         } else {
@@ -100,7 +104,8 @@ public:
         auto one = [&](const json& x, const std::string& p) {
             if (x.is_string()) return x.get<std::string>();
             if (x.is_number_integer()) return x.dump();
-            if (x.is_number_float() && x.get<double>() == std::floor(x.get<double>()) && std::fabs(x.get<double>()) < 9e15)
+            if (x.is_number_float() && x.get<double>() == std::floor(x.get<double>()) &&
+                std::fabs(x.get<double>()) < 9e15)
                 return std::to_string(static_cast<long long>(x.get<double>()));
             fail(p, "must be a string or an integer, got " + x.dump());
         };
@@ -165,12 +170,8 @@ struct device_choice {
 std::string identity(const point& p) {
     json device = model::device_summary_json(p.device);
     device.erase("sources");
-    json j = {{"device", device},
-              {"algo", p.algo->spec.key},
-              {"params", p.params.all()},
-              {"n", p.n},
-              {"seed", p.seed},
-              {"counts", to_string(p.counts)}};
+    json j = {{"device", device}, {"algo", p.algo->spec.key}, {"params", p.params.all()},
+              {"n", p.n},         {"seed", p.seed},           {"counts", to_string(p.counts)}};
     return j.dump();
 }
 
@@ -222,7 +223,8 @@ spec parse_spec(const json& j, const std::string& where, const fs::path& dir) {
     const reader r(where);
     r.only_keys(j, "", {"schema", "name", "devices", "algorithms", "n", "counts", "seeds", "max_sim_seconds", "fit"});
     if (!j.contains("schema")) r.fail("schema", std::string("is required (\"") + spec_schema + "\")");
-    if (j.at("schema") != spec_schema) r.fail("schema", std::string("must be \"") + spec_schema + "\", got " + j.at("schema").dump());
+    if (j.at("schema") != spec_schema)
+        r.fail("schema", std::string("must be \"") + spec_schema + "\", got " + j.at("schema").dump());
     spec s;
     s.path = where;
     s.name = j.contains("name") ? r.text(j.at("name"), "name") : fs::path(where).stem().string();
@@ -236,11 +238,13 @@ spec parse_spec(const json& j, const std::string& where, const fs::path& dir) {
     std::vector<counts_mode> default_counts{counts_mode::automatic};
     if (j.contains("counts")) {
         default_counts.clear();
-        for (const auto& t : r.texts(j.at("counts"), "counts")) default_counts.push_back(parse_counts_mode(t, where + ": field counts"));
+        for (const auto& t : r.texts(j.at("counts"), "counts"))
+            default_counts.push_back(parse_counts_mode(t, where + ": field counts"));
     }
     std::vector<double> default_seeds{1};
     if (j.contains("seeds")) default_seeds = r.numbers(j.at("seeds"), "seeds", true, false);
-    const double max_sim = j.contains("max_sim_seconds") ? r.number(j.at("max_sim_seconds"), "max_sim_seconds", false, false) : 60.0;
+    const double max_sim =
+        j.contains("max_sim_seconds") ? r.number(j.at("max_sim_seconds"), "max_sim_seconds", false, false) : 60.0;
 
     // Devices: groups of bases, each with its parameters over lists or ranges.
     if (!j.contains("devices")) r.fail("devices", "is required: {base: [...], set: {PARAM: [...]}} or a list of them");
@@ -293,7 +297,8 @@ spec parse_spec(const json& j, const std::string& where, const fs::path& dir) {
                 const std::string set_path = reader::join(gpath, "set");
                 std::string text;
                 for (const auto& c : combo) text += (text.empty() ? "" : ", ") + c.text;
-                devices.push_back({model::with_settings(base, combo, where + ": field " + set_path + " (" + text + " on " + name + ")"),
+                devices.push_back({model::with_settings(
+                                       base, combo, where + ": field " + set_path + " (" + text + " on " + name + ")"),
                                    name, combo});
             }
         }
@@ -302,7 +307,8 @@ spec parse_spec(const json& j, const std::string& where, const fs::path& dir) {
     // Algorithms, each with its parameters, sizes, seeds and counts modes.
     if (!j.contains("algorithms")) r.fail("algorithms", "is required: a list of {key, n, params, counts, seeds}");
     const json& algos = j.at("algorithms");
-    if (!algos.is_array() || algos.empty()) r.fail("algorithms", "must be a non-empty list of {key, n, params, counts, seeds}");
+    if (!algos.is_array() || algos.empty())
+        r.fail("algorithms", "must be a non-empty list of {key, n, params, counts, seeds}");
     std::set<std::string> seen;
     for (std::size_t a = 0; a < algos.size(); ++a) {
         const std::string apath = reader::index("algorithms", a);
@@ -356,11 +362,13 @@ spec parse_spec(const json& j, const std::string& where, const fs::path& dir) {
             for (const auto& t : r.texts(entry.at("counts"), reader::join(apath, "counts")))
                 counts.push_back(parse_counts_mode(t, where + ": field " + reader::join(apath, "counts")));
         }
-        const auto seeds = entry.contains("seeds") ? r.numbers(entry.at("seeds"), reader::join(apath, "seeds"), true, false)
-                                                   : default_seeds;
-        const double limit = entry.contains("max_sim_seconds")
-                                 ? r.number(entry.at("max_sim_seconds"), reader::join(apath, "max_sim_seconds"), false, false)
-                                 : max_sim;
+        const auto seeds = entry.contains("seeds")
+                               ? r.numbers(entry.at("seeds"), reader::join(apath, "seeds"), true, false)
+                               : default_seeds;
+        const double limit =
+            entry.contains("max_sim_seconds")
+                ? r.number(entry.at("max_sim_seconds"), reader::join(apath, "max_sim_seconds"), false, false)
+                : max_sim;
         for (const auto& params : param_sets)
             for (double n : sizes)
                 for (const auto& dev : devices)

@@ -54,8 +54,8 @@ void expect_error(const std::string& msg, const std::string& field, const std::s
 struct temp_dir {
     fs::path path;
     temp_dir() {
-        path = fs::temp_directory_path() / ("agpu-sweep-test-" + std::to_string(::getpid()) + "-" +
-                                            std::to_string(counter()++));
+        path = fs::temp_directory_path() /
+               ("agpu-sweep-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
         fs::remove_all(path);
         fs::create_directories(path);
     }
@@ -162,7 +162,8 @@ TEST(SweepSpec, BadValuesNameTheFieldAndTheRule) {
     j = small_spec();
     j["devices"]["set"] = {{"b", {64}}, {"p", {4224}}, {"k", {132}}};
     const auto msg = error_of(j);
-    EXPECT_NE(msg.find("field agpu.p: gives 4224, which contradicts the derivation p = k * b"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("field agpu.p: gives 4224, which contradicts the derivation p = k * b"), std::string::npos)
+        << msg;
 }
 
 TEST(SweepSpec, RepeatedPointsAppearOnce) {
@@ -219,7 +220,9 @@ TEST(SweepLpt, LargestFirstToTheLeastLoaded) {
 TEST(SweepResults, ATornLineIsAnErrorNamingTheLine) {
     temp_dir t;
     const auto file = t.path / "points.jsonl";
-    const std::string line = json{{"schema", "agpu.sweep-point/1"}, {"key", "k"}, {"point", {}}, {"status", "ok"}, {"result", nullptr}}.dump();
+    const std::string line =
+        json{{"schema", "agpu.sweep-point/1"}, {"key", "k"}, {"point", {}}, {"status", "ok"}, {"result", nullptr}}
+            .dump();
     {
         std::ofstream out(file);
         out << line << "\n" << line.substr(0, 20);
@@ -228,7 +231,8 @@ TEST(SweepResults, ATornLineIsAnErrorNamingTheLine) {
         sweep::read_results(file);
         FAIL();
     } catch (const input_error& e) {
-        EXPECT_NE(std::string(e.what()).find("points.jsonl:2: the last line has no line end"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("points.jsonl:2: the last line has no line end"), std::string::npos)
+            << e.what();
     }
     {
         std::ofstream out(file);
@@ -271,8 +275,8 @@ TEST(SweepRun, ASecondRunComputesNothingAndMergeAssemblesTheSame) {
         sweep::run_sweep(s, opt);
         FAIL();
     } catch (const input_error& e) {
-        EXPECT_NE(std::string(e.what()).find(std::to_string(s.points.size()) + " of " + std::to_string(s.points.size()) +
-                                             " points are not in the cache"),
+        EXPECT_NE(std::string(e.what()).find(std::to_string(s.points.size()) + " of " +
+                                             std::to_string(s.points.size()) + " points are not in the cache"),
                   std::string::npos)
             << e.what();
     }
@@ -304,7 +308,8 @@ TEST(SweepPoint, SkipsWhatCannotRunWithTheReason) {
     auto j = small_spec();
     j["devices"] = {{"base", "h100"}};
     // The exact simulation of a large sort is estimated far above a 1 s limit.
-    j["algorithms"] = json::array({{{"key", "sort/multiway"}, {"n", 1 << 24}, {"counts", "exact"}, {"max_sim_seconds", 1}}});
+    j["algorithms"] =
+        json::array({{{"key", "sort/multiway"}, {"n", 1 << 24}, {"counts", "exact"}, {"max_sim_seconds", 1}}});
     const auto s = sweep::parse_spec(j, "spec.json", "");
     ASSERT_EQ(s.points.size(), 1u);
     const auto o = sweep::evaluate(s.points[0], s.fit);

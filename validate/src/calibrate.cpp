@@ -26,22 +26,32 @@ namespace agpu::validate {
 
 const std::array<timing_constant_info, 20> timing_constants{{
     {"launch_us", "us", "probe/launch", "time per launch in a stream of back-to-back launches of an empty kernel"},
-    {"block_clocks", "clocks", "probe/blocks", "SM clocks to start and retire a thread block (per SM: k blocks run at once)"},
+    {"block_clocks", "clocks", "probe/blocks",
+     "SM clocks to start and retire a thread block (per SM: k blocks run at once)"},
     {"dram_read_gbs", "GB/s", "probe/stream op=read", "achievable DRAM read bandwidth"},
     {"dram_write_gbs", "GB/s", "probe/stream op=write", "achievable DRAM write bandwidth"},
     {"dram_copy_gbs", "GB/s", "probe/stream op=copy", "achievable DRAM copy bandwidth, bytes read plus bytes written"},
     {"l2_read_gbs", "GB/s", "probe/l2", "achievable bandwidth of reads the L2 serves"},
     {"dram_latency_clocks", "clocks", "probe/chase space=dram", "a dependent load DRAM serves, in SM clocks"},
     {"l2_latency_clocks", "clocks", "probe/chase space=l2", "a dependent load the L2 serves, in SM clocks"},
-    {"shared_wavefronts_per_clock", "wavefronts/clock", "probe/shared", "shared-memory wavefronts an SM serves a clock"},
-    {"atomic_per_clock", "updates/clock", "probe/atomic", "same-address global atomic updates a clock, the whole device"},
-    {"issue_per_clock", "warp-instructions/clock", "probe/issue", "warp-instructions an SM issues a clock, all schedulers"},
-    {"fma_per_clock", "warp-instructions/clock", "probe/issue", "fma pipe (FFMA, FADD, FMUL, IMAD) warp-instructions an SM issues a clock"},
-    {"alu_per_clock", "warp-instructions/clock", "probe/issue", "alu pipe (IADD3, LOP3, ISETP, SEL, SHF, MOV...) warp-instructions an SM issues a clock"},
-    {"fp64_per_clock", "warp-instructions/clock", "probe/issue", "fp64 pipe (DFMA, DADD, DMUL) warp-instructions an SM issues a clock"},
-    {"xu_per_clock", "warp-instructions/clock", "probe/issue", "xu pipe (MUFU, I2F, F2I) warp-instructions an SM issues a clock"},
-    {"lsu_per_clock", "warp-instructions/clock", "probe/issue", "lsu pipe (LDS, LDG, SHFL...) warp-instructions an SM issues a clock"},
-    {"fp16_per_clock", "warp-instructions/clock", "probe/issue", "fp16 pipe (HFMA2) warp-instructions an SM issues a clock"},
+    {"shared_wavefronts_per_clock", "wavefronts/clock", "probe/shared",
+     "shared-memory wavefronts an SM serves a clock"},
+    {"atomic_per_clock", "updates/clock", "probe/atomic",
+     "same-address global atomic updates a clock, the whole device"},
+    {"issue_per_clock", "warp-instructions/clock", "probe/issue",
+     "warp-instructions an SM issues a clock, all schedulers"},
+    {"fma_per_clock", "warp-instructions/clock", "probe/issue",
+     "fma pipe (FFMA, FADD, FMUL, IMAD) warp-instructions an SM issues a clock"},
+    {"alu_per_clock", "warp-instructions/clock", "probe/issue",
+     "alu pipe (IADD3, LOP3, ISETP, SEL, SHF, MOV...) warp-instructions an SM issues a clock"},
+    {"fp64_per_clock", "warp-instructions/clock", "probe/issue",
+     "fp64 pipe (DFMA, DADD, DMUL) warp-instructions an SM issues a clock"},
+    {"xu_per_clock", "warp-instructions/clock", "probe/issue",
+     "xu pipe (MUFU, I2F, F2I) warp-instructions an SM issues a clock"},
+    {"lsu_per_clock", "warp-instructions/clock", "probe/issue",
+     "lsu pipe (LDS, LDG, SHFL...) warp-instructions an SM issues a clock"},
+    {"fp16_per_clock", "warp-instructions/clock", "probe/issue",
+     "fp16 pipe (HFMA2) warp-instructions an SM issues a clock"},
     {"dependent_clocks", "clocks", "probe/dependent op=ffma", "latency of a dependent FFMA"},
     {"shuffle_clocks", "clocks", "probe/dependent op=shfl", "latency of a dependent SHFL"},
     {"barrier_clocks", "clocks", "probe/dependent op=bar", "a __syncthreads in a one-warp block"},
@@ -184,8 +194,9 @@ public:
             std::vector<std::pair<double, double>> xy;
             for (const auto* r : runs) xy.emplace_back(double(r->n), seconds(*r, "probe_launch", "launch_us"));
             add("launch_us", slope(xy) * 1e6,
-                "probe/launch, n = " + join_sizes(runs) + " launches: least-squares slope of the launches' summed median "
-                "CUDA-event times over n");
+                "probe/launch, n = " + join_sizes(runs) +
+                    " launches: least-squares slope of the launches' summed median "
+                    "CUDA-event times over n");
         }
         // block_clocks: the slope of one launch's time over its blocks, times k SMs and the clock.
         {
@@ -193,12 +204,14 @@ public:
             std::vector<std::pair<double, double>> xy;
             for (const auto* r : runs) xy.emplace_back(double(r->n), seconds(*r, "probe_blocks", "block_clocks"));
             add("block_clocks", slope(xy) * m_sms * f,
-                "probe/blocks threads=32, n = " + join_sizes(runs) + " blocks: least-squares slope of time over blocks x " +
-                    fmt(m_sms) + " SMs x " + fmt(m_clock_mhz) + " MHz");
+                "probe/blocks threads=32, n = " + join_sizes(runs) +
+                    " blocks: least-squares slope of time over blocks x " + fmt(m_sms) + " SMs x " + fmt(m_clock_mhz) +
+                    " MHz");
         }
         for (const auto& [name, op, kernel, bytes_per_word] :
              std::initializer_list<std::tuple<const char*, const char*, const char*, double>>{
-                 {"dram_read_gbs", "read", "stream_read", 4}, {"dram_write_gbs", "write", "stream_write", 4},
+                 {"dram_read_gbs", "read", "stream_read", 4},
+                 {"dram_write_gbs", "write", "stream_write", 4},
                  {"dram_copy_gbs", "copy", "stream_copy", 8}}) {
             const auto runs = need(name, "probe/stream", {{"op", op}});
             std::vector<std::pair<double, double>> xy;
@@ -229,8 +242,10 @@ public:
             std::vector<std::pair<double, double>> xy;
             for (const auto* r : runs) xy.emplace_back(double(r->n), seconds(*r, "atomic_one", "atomic_per_clock"));
             add("atomic_per_clock", 1 / (slope(xy) * f),
-                "probe/atomic, n = " + join_sizes(runs) + " updates: inverse of the least-squares slope of time over "
-                "updates, over " + fmt(m_clock_mhz) + " MHz");
+                "probe/atomic, n = " + join_sizes(runs) +
+                    " updates: inverse of the least-squares slope of time over "
+                    "updates, over " +
+                    fmt(m_clock_mhz) + " MHz");
         }
         issue_rates();
         {
@@ -245,7 +260,8 @@ public:
                  {"shuffle_clocks", "shfl"}, {"barrier_clocks", "bar"}}) {
             const auto runs = need(name, "probe/dependent", {{"op", op}});
             add(name, median_value(runs, "clocks_per_link", name),
-                std::string("probe/dependent op=") + op + ", n = " + join_sizes(runs) + " links: clock64 cycles per link");
+                std::string("probe/dependent op=") + op + ", n = " + join_sizes(runs) +
+                    " links: clock64 cycles per link");
         }
 
         for (const auto& info : timing_constants) {
@@ -261,7 +277,8 @@ public:
 
 private:
     // The runs of `algo` whose parameters include `want`.
-    std::vector<const probe_run*> select(const std::string& algo, const std::map<std::string, std::string>& want) const {
+    std::vector<const probe_run*> select(const std::string& algo,
+                                         const std::map<std::string, std::string>& want) const {
         std::vector<const probe_run*> out;
         for (const auto& r : m_runs) {
             if (r.algo != algo) continue;
@@ -282,10 +299,10 @@ private:
                                        const std::map<std::string, std::string>& want) const {
         auto runs = select(algo, want);
         if (runs.empty())
-            throw input_error(m_name, "constant " + constant + " needs " + label(algo, want) + ": the dataset has no " +
-                                          (m_failed.count(algo) ? "run of it that passed its check"
-                                                                : "complete run of it") +
-                                          " (agpu calibrate --out DIR measures every probe)");
+            throw input_error(m_name,
+                              "constant " + constant + " needs " + label(algo, want) + ": the dataset has no " +
+                                  (m_failed.count(algo) ? "run of it that passed its check" : "complete run of it") +
+                                  " (agpu calibrate --out DIR measures every probe)");
         return runs;
     }
 
@@ -312,8 +329,8 @@ private:
         for (const auto* r : runs)
             if (const auto x = r->value(value)) v.push_back(*x);
         if (v.empty())
-            throw input_error(m_name, "constant " + constant + " needs the value " + value + " of " + runs.front()->algo +
-                                          ": its runs recorded none");
+            throw input_error(m_name, "constant " + constant + " needs the value " + value + " of " +
+                                          runs.front()->algo + ": its runs recorded none");
         return median(v);
     }
 
@@ -332,9 +349,11 @@ private:
         std::map<int, std::vector<const probe_run*>> by_ways;
         for (const auto* r : runs) {
             std::uint64_t ways = 0;
-            if (!model::parse_unsigned(param(*r, "ways", "shared_wavefronts_per_clock"), ways) || ways == 0 || ways > 32)
-                throw input_error(m_name, "constant shared_wavefronts_per_clock: probe/shared n=" + std::to_string(r->n) +
-                                              " has ways=" + r->params.at("ways") + ", not an integer in [1, 32]");
+            if (!model::parse_unsigned(param(*r, "ways", "shared_wavefronts_per_clock"), ways) || ways == 0 ||
+                ways > 32)
+                throw input_error(m_name,
+                                  "constant shared_wavefronts_per_clock: probe/shared n=" + std::to_string(r->n) +
+                                      " has ways=" + r->params.at("ways") + ", not an integer in [1, 32]");
             by_ways[int(ways)].push_back(r);
         }
         std::vector<double> rates;
@@ -346,7 +365,8 @@ private:
                 auto w = r->counter("shared_ways", "shared_load_wavefronts");
                 if (!w) {
                     counted = false;
-                    w = m_sms * model::probe_shape::warps_per_sm * double(r->n) * model::probe_shape::shared_loads * ways;
+                    w = m_sms * model::probe_shape::warps_per_sm * double(r->n) * model::probe_shape::shared_loads *
+                        ways;
                 }
                 xy.emplace_back(*w, seconds(*r, "shared_ways", "shared_wavefronts_per_clock"));
             }
@@ -355,16 +375,21 @@ private:
             detail += (detail.empty() ? "" : ", ") + std::to_string(ways) + ": " + fmt(rate);
         }
         if (!counted)
-            m_notes.push_back("shared_wavefronts_per_clock: some probe/shared runs have no shared_load_wavefronts "
-                              "counter; their wavefronts are counted as ways x loads");
-        add("shared_wavefronts_per_clock", median(rates),
-            "probe/shared ways=" + [&] {
-                std::string w;
-                for (const auto& [ways, g] : by_ways) w += (w.empty() ? "" : ",") + std::to_string(ways);
-                return w;
-            }() + ", n = " + join_sizes(runs) + " iterations: per ways, inverse of the least-squares slope of time over " +
-                (counted ? "CUPTI's shared_load_wavefronts" : "wavefronts") + ", per SM per clock (" + fmt(m_clock_mhz) +
-                " MHz); the median over ways (" + detail + ")");
+            m_notes.push_back(
+                "shared_wavefronts_per_clock: some probe/shared runs have no shared_load_wavefronts "
+                "counter; their wavefronts are counted as ways x loads");
+        add(
+            "shared_wavefronts_per_clock", median(rates),
+            "probe/shared ways=" +
+                [&] {
+                    std::string w;
+                    for (const auto& [ways, g] : by_ways) w += (w.empty() ? "" : ",") + std::to_string(ways);
+                    return w;
+                }() +
+                ", n = " + join_sizes(runs) +
+                " iterations: per ways, inverse of the least-squares slope of time over " +
+                (counted ? "CUPTI's shared_load_wavefronts" : "wavefronts") + ", per SM per clock (" +
+                fmt(m_clock_mhz) + " MHz); the median over ways (" + detail + ")");
     }
 
     // Each issue probe's rate per pipe: instructions of the pipe over time, per
@@ -415,8 +440,8 @@ private:
                 const std::string pipe(model::to_string(model::sass_pipe(p)));
                 const double per = per_iteration.count(pipe) ? per_iteration.at(pipe) : 0.0;
                 bool fell = false;
-                const double rate = rate_of([&](const probe_run& r) { return r.counter("issue", "inst_pipe_" + pipe); },
-                                            per, fell);
+                const double rate =
+                    rate_of([&](const probe_run& r) { return r.counter("issue", "inst_pipe_" + pipe); }, per, fell);
                 fell_back = fell_back || fell;
                 if (rate > pipes[pipe].rate) pipes[pipe] = {rate, op, !fell};
             }
@@ -431,12 +456,14 @@ private:
             if (all > issue.rate) issue = {all, op, !fell};
         }
         if (fell_back)
-            m_notes.push_back("pipe rates: the dataset has no per-pipe counters (inst_pipe_*) for some probe/issue runs; "
-                              "their instructions are counted from the probes' SASS loop bodies (calibrate.hpp, "
-                              "issue_probes) x iterations x warps");
+            m_notes.push_back(
+                "pipe rates: the dataset has no per-pipe counters (inst_pipe_*) for some probe/issue runs; "
+                "their instructions are counted from the probes' SASS loop bodies (calibrate.hpp, "
+                "issue_probes) x iterations x warps");
         if (issue_fell_back)
-            m_notes.push_back("issue_per_clock: the dataset has no warp_instructions or inst_executed counter for some "
-                              "probe/issue runs; their instructions are counted from the SASS loop bodies");
+            m_notes.push_back(
+                "issue_per_clock: the dataset has no warp_instructions or inst_executed counter for some "
+                "probe/issue runs; their instructions are counted from the SASS loop bodies");
         const std::string sizes = ", n = " + join_sizes(runs) + " iterations";
         add("issue_per_clock", issue.rate,
             "probe/issue op=" + issue.op + sizes + ": every warp-instruction (" +
@@ -446,11 +473,14 @@ private:
         for (const char* pipe : {"fma", "alu", "fp64", "xu", "lsu", "fp16"}) {
             const auto& b = pipes[pipe];
             if (b.rate <= 0)
-                throw input_error(m_name, std::string("constant ") + pipe + "_per_clock needs a probe/issue run that "
-                                              "issues " + pipe + " instructions: the dataset has none");
+                throw input_error(m_name, std::string("constant ") + pipe +
+                                              "_per_clock needs a probe/issue run that "
+                                              "issues " +
+                                              pipe + " instructions: the dataset has none");
             add(std::string(pipe) + "_per_clock", b.rate,
                 "probe/issue op=" + b.op + sizes + ": " + pipe + " pipe warp-instructions (" +
-                    (b.counted ? "CUPTI's inst_pipe_" + std::string(pipe) : std::string("the SASS loop body x iterations x warps")) +
+                    (b.counted ? "CUPTI's inst_pipe_" + std::string(pipe)
+                               : std::string("the SASS loop body x iterations x warps")) +
                     ") over time, per SM per clock (" + fmt(m_clock_mhz) + " MHz); the highest of the issue probes");
         }
     }
@@ -493,8 +523,10 @@ private:
             gpu["max_sm_clock_mhz"].get<double>() > 0) {
             m_clock_mhz = gpu["max_sm_clock_mhz"].get<double>();
             m_clock["used_mhz"] = m_clock_mhz;
-            m_clock["from"] = "the GPU's maximum SM clock (provenance gpu.max_sm_clock_mhz): no clock was read while measuring";
-            m_notes.push_back("neither the probes nor NVML read the SM clock: the per-clock rates use the maximum clock");
+            m_clock["from"] =
+                "the GPU's maximum SM clock (provenance gpu.max_sm_clock_mhz): no clock was read while measuring";
+            m_notes.push_back(
+                "neither the probes nor NVML read the SM clock: the per-clock rates use the maximum clock");
             return;
         }
         throw input_error(m_name + "/provenance.json: field sessions[].clocks_before.sm_mhz",
@@ -515,16 +547,15 @@ private:
         nlohmann::json sessions = nlohmann::json::array();
         for (const auto& s : p.at("sessions")) {
             nlohmann::json x;
-            for (const char* f : {"commit", "started", "finished", "command_line", "clocks_before", "clocks_after", "status"})
+            for (const char* f :
+                 {"commit", "started", "finished", "command_line", "clocks_before", "clocks_after", "status"})
                 if (s.contains(f)) x[f] = s[f];
             sessions.push_back(x);
         }
-        nlohmann::json out = {{"dataset", m_name},
-                              {"gpu", p.at("gpu")},
-                              {"measured", m_date},
-                              {"sm_clock", m_clock},
-                              {"sessions", sessions},
-                              {"derived", {{"date", utc_now()}, {"commit", build_info::commit}}}};
+        nlohmann::json out = {
+            {"dataset", m_name},    {"gpu", p.at("gpu")},
+            {"measured", m_date},   {"sm_clock", m_clock},
+            {"sessions", sessions}, {"derived", {{"date", utc_now()}, {"commit", build_info::commit}}}};
         for (const char* f : {"driver_version", "cuda_runtime_version", "cupti_api_version", "counters", "timing"})
             if (p.contains(f)) out[f] = p[f];
         return out;
@@ -553,8 +584,8 @@ nlohmann::json to_json(const device_timing& t) {
     nlohmann::json timing = nlohmann::json::object();
     for (const auto& c : t.timing)
         timing[c.name] = {{"value", c.value}, {"unit", c.unit}, {"source", c.source}, {"date", c.date}};
-    return {{"schema", device_timing_schema}, {"device", t.device},  {"gpu", t.gpu},
-            {"provenance", t.provenance},     {"timing", timing},    {"notes", t.notes}};
+    return {{"schema", device_timing_schema}, {"device", t.device}, {"gpu", t.gpu},
+            {"provenance", t.provenance},     {"timing", timing},   {"notes", t.notes}};
 }
 
 }  // namespace agpu::validate

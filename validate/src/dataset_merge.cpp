@@ -46,17 +46,17 @@ merge_result merge_datasets(const std::vector<std::filesystem::path>& inputs, co
         const auto& p = in[i].provenance;
         const std::string where = (inputs[i] / "provenance.json").string();
         if (text_field(p, "device_id") != text_field(first, "device_id"))
-            throw input_error(where + ": field device_id", "is " + text_field(p, "device_id") + ", " +
-                                                              inputs[0].string() + " has " + text_field(first, "device_id") +
-                                                              ": merge datasets of one device");
+            throw input_error(where + ": field device_id",
+                              "is " + text_field(p, "device_id") + ", " + inputs[0].string() + " has " +
+                                  text_field(first, "device_id") + ": merge datasets of one device");
         if (p["gpu"].value("name", "") != first["gpu"].value("name", ""))
-            throw input_error(where + ": field gpu.name", "is " + p["gpu"].value("name", "?") + ", " + inputs[0].string() +
-                                                             " has " + first["gpu"].value("name", "?") +
-                                                             ": merge datasets of one GPU");
+            throw input_error(where + ": field gpu.name",
+                              "is " + p["gpu"].value("name", "?") + ", " + inputs[0].string() + " has " +
+                                  first["gpu"].value("name", "?") + ": merge datasets of one GPU");
         if (text_field(p, "suite") != text_field(first, "suite"))
             throw input_error(where + ": field suite", "is " + text_field(p, "suite") + ", " + inputs[0].string() +
-                                                          " has " + text_field(first, "suite") +
-                                                          ": merge datasets of one suite");
+                                                           " has " + text_field(first, "suite") +
+                                                           ": merge datasets of one suite");
     }
 
     // Each session's complete runs: a dataset's rows are appended session by
@@ -71,10 +71,8 @@ merge_result merge_datasets(const std::vector<std::filesystem::path>& inputs, co
         for (const auto& row : in[i].rows) {
             auto& rows = rows_of[i][row.run_id];
             if (rows.empty() && complete.count(row.run_id)) order.push_back(row.run_id);
-            if (complete.count(row.run_id))
-                rows.push_back(&row);
-            else
-                ++r.runs_incomplete;
+            if (complete.count(row.run_id)) rows.push_back(&row);
+            else ++r.runs_incomplete;
         }
         // Sort the complete runs by where their "complete" row stands (a run
         // completes after all its rows).

@@ -24,7 +24,6 @@ std::vector<std::pair<std::string, double>> metric_terms(std::string_view expr) 
     return out;
 }
 
-
 void require_gpu(const std::string& what_for) {
     const auto s = query_gpus();
     if (!s.available) throw unavailable_error(what_for + " needs a GPU: " + s.reason);

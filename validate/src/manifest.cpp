@@ -89,12 +89,14 @@ manifest read_manifest(const fs::path& file) {
             if (k != "holds" && k != "read_by") throw input_error(w + "." + k, "unknown field (known: holds, read_by)");
         manifest_entry me{path, string_field(e, w, "holds"), {}};
         if (!e.contains("read_by") || !e["read_by"].is_array() || e["read_by"].empty())
-            throw input_error(w + ".read_by", "is required: a non-empty list (fit, fit-check, report, test: FILE, doc: FILE)");
+            throw input_error(w + ".read_by",
+                              "is required: a non-empty list (fit, fit-check, report, test: FILE, doc: FILE)");
         for (const auto& r : e["read_by"]) {
             if (!r.is_string()) throw input_error(w + ".read_by", "must hold strings");
             const auto s = r.get<std::string>();
             if (s != "fit" && s != "fit-check" && s != "report" && file_of(s).empty())
-                throw input_error(w + ".read_by", "'" + s + "' is none of fit, fit-check, report, test: FILE, doc: FILE");
+                throw input_error(w + ".read_by",
+                                  "'" + s + "' is none of fit, fit-check, report, test: FILE, doc: FILE");
             me.read_by.push_back(s);
         }
         m.datasets.push_back(std::move(me));
@@ -142,7 +144,8 @@ std::string render_manifest_table(const manifest& m, const fs::path& data_root) 
         if (fs::is_regular_file(dir / "provenance.json")) {
             prov = model::parse_json_text(read_text(dir / "provenance.json"), (dir / "provenance.json").string());
             if (prov.contains("gpu") && prov["gpu"].is_object()) gpu = prov["gpu"].value("name", "-");
-            else if (prov.contains("host") && prov["host"].is_object()) gpu = "host: " + prov["host"].value("cpu", "CPU");
+            else if (prov.contains("host") && prov["host"].is_object())
+                gpu = "host: " + prov["host"].value("cpu", "CPU");
             if (is_dataset_dir(dir)) runs = std::to_string(completed_runs(read_measurements(dir)).size());
             else if (prov.contains("rows") && prov["rows"].is_array()) runs = std::to_string(prov["rows"].size());
         }
@@ -156,8 +159,10 @@ std::string render_manifest_table(const manifest& m, const fs::path& data_root) 
            << " | " << (cmd.empty() ? "-" : cmd) << " | " << (com.empty() ? "-" : com) << " |\n";
     }
     if (!m.removed.empty())
-        os << "\n" << m.removed.size() << " other datasets and files left the tree; the last commit that holds them is `"
-           << m.removed_commit << "` (`git show " << m.removed_commit << ":validate/data/PATH`), manifest.json lists them.\n";
+        os << "\n"
+           << m.removed.size() << " other datasets and files left the tree; the last commit that holds them is `"
+           << m.removed_commit << "` (`git show " << m.removed_commit
+           << ":validate/data/PATH`), manifest.json lists them.\n";
     return os.str();
 }
 
@@ -200,7 +205,8 @@ std::vector<std::string> check_manifest(const fs::path& root) {
         if (rel == "README.md" || rel == "manifest.json") continue;
         const auto dir = fs::relative(it->path().parent_path(), data_root).generic_string();
         if (!listed.count(dir) || !dataset_files.count(it->path().filename().string()))
-            out.push_back("validate/data/" + rel + ": not a dataset's file (a dataset holds provenance.json and "
+            out.push_back("validate/data/" + rel +
+                          ": not a dataset's file (a dataset holds provenance.json and "
                           "measurements.csv[.gz] or sampled.csv; logs, scripts and notes stay out of the data)");
     }
 
@@ -217,11 +223,13 @@ std::vector<std::string> check_manifest(const fs::path& root) {
         const bool says_fit = std::count(e.read_by.begin(), e.read_by.end(), "fit") > 0;
         const bool says_check = std::count(e.read_by.begin(), e.read_by.end(), "fit-check") > 0;
         if (says_fit != bool(fit.count(full)))
-            out.push_back("manifest.json: " + e.path + (says_fit ? " says the fit reads it; model/fits does not list it"
-                                                                 : " is a dataset of the fit (model/fits) without read_by fit"));
+            out.push_back("manifest.json: " + e.path +
+                          (says_fit ? " says the fit reads it; model/fits does not list it"
+                                    : " is a dataset of the fit (model/fits) without read_by fit"));
         if (says_check != bool(check.count(full)))
-            out.push_back("manifest.json: " + e.path + (says_check ? " says the fit is checked on it; model/fits does not list it"
-                                                                   : " is a check dataset of the fit (model/fits) without read_by fit-check"));
+            out.push_back("manifest.json: " + e.path +
+                          (says_check ? " says the fit is checked on it; model/fits does not list it"
+                                      : " is a check dataset of the fit (model/fits) without read_by fit-check"));
         for (const auto& r : e.read_by) {
             const auto file = file_of(r);
             if (file.empty()) continue;

@@ -47,7 +47,8 @@ double mean(const std::vector<double>& v) {
 std::map<std::string, double> noise_of(const std::filesystem::path& dir) {
     std::map<std::string, std::map<std::string, double>> run;
     for (const auto& r : read_measurements(dir))
-        if (r.launch == "run" && r.value && (r.counter == "time_ms" || r.counter == "time_ms_min" || r.counter == "time_ms_max"))
+        if (r.launch == "run" && r.value &&
+            (r.counter == "time_ms" || r.counter == "time_ms_min" || r.counter == "time_ms_max"))
             run[r.run_id][r.counter] = *r.value;
     std::map<std::string, double> out;
     for (const auto& [id, v] : run)
@@ -122,9 +123,8 @@ score_report score_datasets(const std::vector<std::filesystem::path>& dirs, cons
         x.n = s.n;
         x.measured_s = s.measured_s;
         if (auto it = noise[s.dataset].find(s.run_id); it != noise[s.dataset].end()) x.noise = it->second;
-        const auto run = s.launch_counts.empty()
-                             ? model::time_run(s.counts, {}, dev, s.footprint_bytes)
-                             : model::time_run(s.launch_counts, {}, dev, s.footprint_bytes);
+        const auto run = s.launch_counts.empty() ? model::time_run(s.counts, {}, dev, s.footprint_bytes)
+                                                 : model::time_run(s.launch_counts, {}, dev, s.footprint_bytes);
         x.predicted_s[time_model_kind::calibrated] = run.seconds;
         std::map<model::launch_bound, double> by_bound;
         const double weight = s.launch_counts.empty() ? double(run.launch_count) : 1.0;
@@ -135,12 +135,13 @@ score_report score_datasets(const std::vector<std::filesystem::path>& dirs, cons
         for (const auto& [b, t] : by_bound)
             if (t > most) most = t, x.winner = std::string(model::name(b));
         x.predicted_s[time_model_kind::roofline] = roofline_seconds(s.counts, dev);
-        x.predicted_s[time_model_kind::fit] = model::predict_seconds(model::time_features(s.counts, dev, s.footprint_bytes),
-                                                                     fit.constants);
+        x.predicted_s[time_model_kind::fit] =
+            model::predict_seconds(model::time_features(s.counts, dev, s.footprint_bytes), fit.constants);
         r.runs.push_back(std::move(x));
     }
     // Errors per device, per family and in all, per model.
-    std::map<std::string, std::map<std::string, std::map<time_model_kind, std::vector<std::pair<std::string, double>>>>> rows;
+    std::map<std::string, std::map<std::string, std::map<time_model_kind, std::vector<std::pair<std::string, double>>>>>
+        rows;
     std::map<std::string, std::vector<double>> noises;
     for (const auto& x : r.runs) {
         for (const auto& [k, p] : x.predicted_s) {
@@ -164,17 +165,24 @@ nlohmann::json to_json(const score_report& r) {
     for (const auto& x : r.runs) {
         json p = json::object();
         for (const auto& [k, v] : x.predicted_s) p[std::string(name(k))] = v;
-        runs.push_back({{"dataset", x.dataset}, {"device", x.device_id}, {"run_id", x.run_id}, {"algo", x.algo},
-                        {"family", x.family}, {"n", x.n}, {"measured_s", x.measured_s}, {"noise", x.noise},
-                        {"predicted_s", p}, {"calibrated_bound", x.winner}});
+        runs.push_back({{"dataset", x.dataset},
+                        {"device", x.device_id},
+                        {"run_id", x.run_id},
+                        {"algo", x.algo},
+                        {"family", x.family},
+                        {"n", x.n},
+                        {"measured_s", x.measured_s},
+                        {"noise", x.noise},
+                        {"predicted_s", p},
+                        {"calibrated_bound", x.winner}});
     }
     json errors = json::object();
     for (const auto& [dev, fams] : r.errors)
         for (const auto& [fam, models] : fams)
             for (const auto& [k, e] : models)
-                errors[dev][fam][std::string(name(k))] = {{"runs", e.runs},         {"mape", e.mape},
-                                                          {"median_ape", e.median_ape}, {"p90_ape", e.p90_ape},
-                                                          {"mape_low", e.mape_low}, {"mape_high", e.mape_high}};
+                errors[dev][fam][std::string(name(k))] = {
+                    {"runs", e.runs},       {"mape", e.mape},         {"median_ape", e.median_ape},
+                    {"p90_ape", e.p90_ape}, {"mape_low", e.mape_low}, {"mape_high", e.mape_high}};
     json skipped = json::array();
     for (const auto& s : r.skipped) skipped.push_back({{"dataset", s.dataset}, {"run_id", s.run_id}, {"why", s.why}});
     return {{"schema", score_schema}, {"fit", r.fit_source}, {"median_noise", r.median_noise},

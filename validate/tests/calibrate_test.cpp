@@ -32,13 +32,13 @@ struct truth {
     double wavefronts = 0.98, atomics = 0.75;
     double dependent = 4, dependent_iadd3 = 2, shuffle = 23, barrier = 18;
     // Per issue probe: the rate of its measured opcode (warp-instructions per SM per clock).
-    std::map<std::string, double> op_rate = {{"ffma", 3.9},   {"fadd", 3.8},  {"imad", 1.9},  {"iadd3", 1.95},
-                                             {"lop3", 1.97},  {"dfma", 1.0},  {"mufu", 0.49}, {"i2f", 0.24},
-                                             {"hfma2", 1.9},  {"shfl", 0.98}, {"viadd", 1.5}, {"vimnmx", 1.8},
+    std::map<std::string, double> op_rate = {{"ffma", 3.9},     {"fadd", 3.8},  {"imad", 1.9},  {"iadd3", 1.95},
+                                             {"lop3", 1.97},    {"dfma", 1.0},  {"mufu", 0.49}, {"i2f", 0.24},
+                                             {"hfma2", 1.9},    {"shfl", 0.98}, {"viadd", 1.5}, {"vimnmx", 1.8},
                                              {"viaddmnmx", 0.9}};
-    bool in_run_clock = true;   // probes record sm_clock_mhz
-    bool pipe_counters = false; // inst_pipe_* and warp_instructions rows
-    double pipe_counter_scale = 1;  // counters = static counts x this (to see that they are read)
+    bool in_run_clock = true;         // probes record sm_clock_mhz
+    bool pipe_counters = false;       // inst_pipe_* and warp_instructions rows
+    double pipe_counter_scale = 1;    // counters = static counts x this (to see that they are read)
     std::set<std::string> leave_out;  // probes ("probe/atomic", or "probe/chase space=l2") not measured
     std::set<std::string> failing;    // probes whose runs failed their check
 };
@@ -165,8 +165,8 @@ fs::path write_dataset(const std::string& name, const truth& t) {
              {"dram", t.dram_latency, 8192}, {"l2", t.l2_latency, 16384}}) {
         const std::string label = "probe/chase space=" + space;
         if (!wanted(label)) continue;
-        d.run("probe/chase", n, {{"space", space}}, {{"chase_link", 0.01}, {"chase", 1.0}}, {{"clocks_per_load", clocks}},
-              passed(label));
+        d.run("probe/chase", n, {{"space", space}}, {{"chase_link", 0.01}, {"chase", 1.0}},
+              {{"clocks_per_load", clocks}}, passed(label));
     }
     if (wanted("probe/shared"))
         for (unsigned ways : {1u, 2u, 4u, 8u, 16u, 32u})
@@ -196,7 +196,8 @@ fs::path write_dataset(const std::string& name, const truth& t) {
                     for (const auto& [pipe, per] : pipe_counts(op))
                         counters[pipe == "all" ? "warp_instructions" : "inst_pipe_" + pipe] =
                             warps * per * t.pipe_counter_scale;
-                    for (const char* pipe : {"fma", "alu", "fp64", "xu", "lsu", "adu", "cbu", "uniform", "fp16", "tensor"})
+                    for (const char* pipe :
+                         {"fma", "alu", "fp64", "xu", "lsu", "adu", "cbu", "uniform", "fp16", "tensor"})
                         counters.emplace(std::string("inst_pipe_") + pipe, 0.0);
                 }
                 d.run("probe/issue", n, {{"op", op}},
@@ -316,13 +317,13 @@ TEST(Calibrate, WithoutInRunClocksTheRatesUseNvmls) {
 }
 
 TEST(Calibrate, AMissingProbeNamesTheConstantAndTheProbe) {
-    for (const auto& [probe, constant] : std::vector<std::pair<std::string, std::string>>{
-             {"probe/atomic", "atomic_per_clock"},
-             {"probe/chase space=l2", "l2_latency_clocks"},
-             {"probe/stream op=copy", "dram_copy_gbs"},
-             {"probe/launch", "launch_us"},
-             {"probe/issue", "issue_per_clock"},
-             {"probe/dependent op=bar", "barrier_clocks"}}) {
+    for (const auto& [probe, constant] :
+         std::vector<std::pair<std::string, std::string>>{{"probe/atomic", "atomic_per_clock"},
+                                                          {"probe/chase space=l2", "l2_latency_clocks"},
+                                                          {"probe/stream op=copy", "dram_copy_gbs"},
+                                                          {"probe/launch", "launch_us"},
+                                                          {"probe/issue", "issue_per_clock"},
+                                                          {"probe/dependent op=bar", "barrier_clocks"}}) {
         truth t;
         t.leave_out = {probe};
         const auto err = error_of(write_dataset("missing", t));

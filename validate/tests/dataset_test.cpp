@@ -126,16 +126,23 @@ fs::path measured(const std::string& name, std::uint64_t first, std::size_t runs
         for (std::size_t i = 0; i < runs; ++i) {
             const std::uint64_t n = first + i;
             const auto id = validate::make_run_id("micro/broadcast", n, "", 1);
-            w.append_run({{id, "micro/broadcast", n, "", 1, "0", "broadcast", "global_load_sectors", sectors, "sectors", ""},
-                          {id, "micro/broadcast", n, "", 1, "run", "", "complete", 1.0, "", ""}});
+            w.append_run(
+                {{id, "micro/broadcast", n, "", 1, "0", "broadcast", "global_load_sectors", sectors, "sectors", ""},
+                 {id, "micro/broadcast", n, "", 1, "run", "", "complete", 1.0, "", ""}});
         }
     }
-    validate::write_provenance(
-        dir, {{"schema", validate::provenance_schema}, {"device_id", "h100"}, {"suite", "micro"},
-              {"gpu", {{"name", gpu}}}, {"timing", {{"reps", runs}}},
-              {"sessions",
-               {{{"started", when}, {"finished", when}, {"status", "complete"}, {"command_line", "agpu validate " + name},
-                 {"runs_already_complete", 0}, {"runs_measured", runs}}}}});
+    validate::write_provenance(dir, {{"schema", validate::provenance_schema},
+                                     {"device_id", "h100"},
+                                     {"suite", "micro"},
+                                     {"gpu", {{"name", gpu}}},
+                                     {"timing", {{"reps", runs}}},
+                                     {"sessions",
+                                      {{{"started", when},
+                                        {"finished", when},
+                                        {"status", "complete"},
+                                        {"command_line", "agpu validate " + name},
+                                        {"runs_already_complete", 0},
+                                        {"runs_measured", runs}}}}});
     return dir;
 }
 

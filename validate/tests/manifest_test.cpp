@@ -31,16 +31,19 @@ fs::path small_repository() {
         const auto id = validate::make_run_id("micro/broadcast", 10, "", 1);
         w.append_run({{id, "micro/broadcast", 10, "", 1, "run", "", "complete", 1.0, "", ""}});
     }
-    validate::write_provenance(ds, {{"schema", validate::provenance_schema}, {"device_id", "h100"},
+    validate::write_provenance(ds, {{"schema", validate::provenance_schema},
+                                    {"device_id", "h100"},
                                     {"gpu", {{"name", "GPU"}}},
-                                    {"sessions", {{{"command_line", "agpu validate --suite micro --out DIR"},
-                                                   {"commit", "abc"}, {"runs_already_complete", 0},
-                                                   {"runs_measured", 1}, {"status", "complete"}}}}});
+                                    {"sessions",
+                                     {{{"command_line", "agpu validate --suite micro --out DIR"},
+                                       {"commit", "abc"},
+                                       {"runs_already_complete", 0},
+                                       {"runs_measured", 1},
+                                       {"status", "complete"}}}}});
     validate::pack_dataset(ds);
     std::ofstream(root / "notes.md") << "reads gpu/timing/micro\n";
-    std::ofstream(data / "manifest.json")
-        << R"({"schema": "agpu.data-manifest/1", "datasets": {"gpu/timing/micro": )"
-        << R"({"holds": "micro timings", "read_by": ["doc: notes.md"]}}})";
+    std::ofstream(data / "manifest.json") << R"({"schema": "agpu.data-manifest/1", "datasets": {"gpu/timing/micro": )"
+                                          << R"({"holds": "micro timings", "read_by": ["doc: notes.md"]}}})";
     std::ofstream(data / "README.md") << "# Data\n<!-- manifest table: agpu dataset manifest --write -->\n"
                                       << "<!-- end of manifest table -->\n";
     EXPECT_TRUE(validate::write_manifest_table(root));
@@ -52,7 +55,8 @@ fs::path small_repository() {
 
 TEST(Manifest, TreeAndManifestAgree) {
     const auto problems = validate::check_manifest(AGPU_SOURCE_DIR);
-    EXPECT_TRUE(problems.empty()) << joined(problems) << "(agpu dataset manifest says the same; --write renders the table)";
+    EXPECT_TRUE(problems.empty()) << joined(problems)
+                                  << "(agpu dataset manifest says the same; --write renders the table)";
 }
 
 TEST(Manifest, EachDisagreementIsNamed) {
@@ -72,7 +76,8 @@ TEST(Manifest, EachDisagreementIsNamed) {
     fs::copy(data / "gpu" / "timing" / "micro", data / "gpu" / "timing" / "scan");
     std::ofstream(data / "gpu" / "timing" / "micro" / "run.log") << "log\n";
     auto p = joined(validate::check_manifest(root));
-    EXPECT_NE(p.find("validate/data/gpu/timing/scan: a dataset that manifest.json does not list"), std::string::npos) << p;
+    EXPECT_NE(p.find("validate/data/gpu/timing/scan: a dataset that manifest.json does not list"), std::string::npos)
+        << p;
     EXPECT_NE(p.find("validate/data/gpu/timing/micro/run.log: not a dataset's file"), std::string::npos) << p;
     fs::remove_all(data / "gpu" / "timing" / "scan");
     fs::remove(data / "gpu" / "timing" / "micro" / "run.log");

@@ -43,14 +43,16 @@ std::string disassemble(const fs::path& cubin) {
     std::unique_ptr<FILE, int (*)(FILE*)> p(popen(cmd.c_str(), "r"), pclose);
     std::string out;
     std::array<char, 65536> buf{};
-    for (std::size_t got = 0; p && (got = std::fread(buf.data(), 1, buf.size(), p.get())) > 0;) out.append(buf.data(), got);
+    for (std::size_t got = 0; p && (got = std::fread(buf.data(), 1, buf.size(), p.get())) > 0;)
+        out.append(buf.data(), got);
     return out;
 }
 
 }  // namespace
 
 TEST(ProbesSass, IssueLoopsAreTheTablesInstructions) {
-    if (std::string(AGPU_NVDISASM).ends_with("NOTFOUND")) GTEST_SKIP() << "no nvdisasm (scripts/setup.sh --tests installs one)";
+    if (std::string(AGPU_NVDISASM).ends_with("NOTFOUND"))
+        GTEST_SKIP() << "no nvdisasm (scripts/setup.sh --tests installs one)";
     const fs::path object = probes_object();
     ASSERT_FALSE(object.empty()) << "probes.gpu.cu.o is not among the kernels' objects (" << AGPU_KERNEL_OBJECTS << ")";
     ASSERT_TRUE(fs::exists(object)) << object;
@@ -64,7 +66,8 @@ TEST(ProbesSass, IssueLoopsAreTheTablesInstructions) {
 
     for (const auto& probe : shape::issue_probes) {
         SCOPED_TRACE(std::string(probe.op));
-        const std::string tag = "issueINS2_" + std::to_string(3 + probe.op.size()) + "op_" + std::string(probe.op) + "E";
+        const std::string tag =
+            "issueINS2_" + std::to_string(3 + probe.op.size()) + "op_" + std::string(probe.op) + "E";
         const model::sass_function* f = nullptr;
         for (const auto& [name, fn] : m.kernels)
             if (name.find(tag) != std::string::npos) f = &fn;

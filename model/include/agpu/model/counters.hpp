@@ -139,8 +139,8 @@ inline constexpr std::array<counter_info, counter_count> counter_table{{
      "smsp__inst_executed_op_shared_atom_pred_on_any.sum", "shared atomic warp-instructions"},
     {counter::shared_atomic_wavefronts, "shared_atomic_wavefronts", "wavefronts", aggregation::sum, "",
      "per shared atomic, the most distinct words wanted from one bank, summed"},
-    {counter::barrier_instructions, "barrier_instructions", "warp-instructions", aggregation::sum,
-     "", "block barriers, one per warp (GH100 has no counter of barrier instructions)"},
+    {counter::barrier_instructions, "barrier_instructions", "warp-instructions", aggregation::sum, "",
+     "block barriers, one per warp (GH100 has no counter of barrier instructions)"},
     {counter::collective_instructions, "collective_instructions", "warp-instructions", aggregation::sum, "",
      "warp shuffles, votes and warp syncs"},
     {counter::compute_instructions, "compute_instructions", "warp-instructions", aggregation::sum, "",
@@ -187,9 +187,9 @@ inline constexpr std::array<counter_info, counter_count> counter_table{{
 
 // The pipe counters in sass_pipe order (model/sass.hpp).
 inline constexpr std::array<counter, 9> pipe_counters{
-    counter::inst_pipe_fma, counter::inst_pipe_alu, counter::inst_pipe_fp64,    counter::inst_pipe_xu,
-    counter::inst_pipe_lsu, counter::inst_pipe_adu, counter::inst_pipe_cbu,     counter::inst_pipe_uniform,
-    counter::inst_pipe_tensor};
+    counter::inst_pipe_fma, counter::inst_pipe_alu,     counter::inst_pipe_fp64,
+    counter::inst_pipe_xu,  counter::inst_pipe_lsu,     counter::inst_pipe_adu,
+    counter::inst_pipe_cbu, counter::inst_pipe_uniform, counter::inst_pipe_tensor};
 
 // A launch's chain counter (chain_waits, chain_collectives) from its heaviest
 // block's count (block_waits, block_collectives) and its block size (b lanes

@@ -48,7 +48,7 @@ struct device_setting {
     std::string name;   // as given
     std::string field;  // dotted: "agpu.b"
     double value = 0;
-    std::string text;   // "b=64"
+    std::string text;  // "b=64"
 };
 
 // The short names and what they set, for help texts: {"b", "agpu.b"}, ...

@@ -18,23 +18,23 @@ namespace agpu::model {
 
 // What the time model needs beyond (p, b, M, w). Units are in the names.
 struct hardware {
-    std::string compute_capability;         // "9.0"
-    std::uint32_t sm_count = 0;             // streaming multiprocessors (= k)
-    std::uint32_t cores_per_sm = 0;         // FP32 lanes per SM
-    std::uint32_t warp_width = 0;           // threads per warp
+    std::string compute_capability;  // "9.0"
+    std::uint32_t sm_count = 0;      // streaming multiprocessors (= k)
+    std::uint32_t cores_per_sm = 0;  // FP32 lanes per SM
+    std::uint32_t warp_width = 0;    // threads per warp
     std::uint32_t max_threads_per_block = 0;
     std::uint32_t max_threads_per_sm = 0;
-    double sm_clock_mhz = 0;                // boost clock
-    double mem_clock_mhz = 0;               // memory clock as NVIDIA reports it
-    double mem_bandwidth_gbs = 0;           // peak DRAM bandwidth, 1e9 bytes/s
-    std::uint64_t l2_bytes = 0;             // 0 where there is no L2
+    double sm_clock_mhz = 0;       // boost clock
+    double mem_clock_mhz = 0;      // memory clock as NVIDIA reports it
+    double mem_bandwidth_gbs = 0;  // peak DRAM bandwidth, 1e9 bytes/s
+    std::uint64_t l2_bytes = 0;    // 0 where there is no L2
     std::uint64_t smem_per_sm_bytes = 0;
-    std::uint64_t smem_per_block_bytes = 0; // the most one thread block may use
+    std::uint64_t smem_per_block_bytes = 0;  // the most one thread block may use
     std::uint32_t banks = 0;
     std::uint32_t bank_width_bytes = 0;
-    double launch_overhead_us = 0;          // estimate: empty-kernel launch to completion (the fitted model's)
-    std::uint32_t max_blocks_per_sm = 0;    // resident thread blocks per SM
-    std::uint32_t registers_per_sm = 0;     // 32-bit registers per SM
+    double launch_overhead_us = 0;        // estimate: empty-kernel launch to completion (the fitted model's)
+    std::uint32_t max_blocks_per_sm = 0;  // resident thread blocks per SM
+    std::uint32_t registers_per_sm = 0;   // 32-bit registers per SM
 
     friend bool operator==(const hardware&, const hardware&) = default;
 };
@@ -43,19 +43,19 @@ struct hardware {
 // quantity, measured by agpu calibrate (H100, H200) or cited. Rates are per SM
 // per SM clock; a warp-instruction is one of b lanes.
 struct timing {
-    double launch_us = 0;                    // per launch in a stream of back-to-back launches
-    double block_clocks = 0;                 // an SM's cost to start and retire a thread block
+    double launch_us = 0;                                             // per launch in a stream of back-to-back launches
+    double block_clocks = 0;                                          // an SM's cost to start and retire a thread block
     double dram_read_gbs = 0, dram_write_gbs = 0, dram_copy_gbs = 0;  // achievable; copy counts both ways
-    double l2_read_gbs = 0;                  // 0 where there is no L2
+    double l2_read_gbs = 0;                                           // 0 where there is no L2
     double dram_latency_clocks = 0, l2_latency_clocks = 0, l1_latency_clocks = 0;
     double shared_wavefronts_per_clock = 0;  // per SM
     double atomic_per_clock = 0;             // same-address global atomic updates, device-wide
     double issue_per_clock = 0;              // warp-instructions all of an SM's schedulers issue
     double fma_per_clock = 0, alu_per_clock = 0, fp64_per_clock = 0, xu_per_clock = 0, lsu_per_clock = 0,
-           fp16_per_clock = 0;               // warp-instructions of each pipe's class
-    double dependent_clocks = 0;             // a dependent arithmetic instruction's latency
-    double shuffle_clocks = 0;               // a warp shuffle's latency
-    double barrier_clocks = 0;               // a barrier in a one-warp block
+           fp16_per_clock = 0;    // warp-instructions of each pipe's class
+    double dependent_clocks = 0;  // a dependent arithmetic instruction's latency
+    double shuffle_clocks = 0;    // a warp shuffle's latency
+    double barrier_clocks = 0;    // a barrier in a one-warp block
 
     friend bool operator==(const timing&, const timing&) = default;
 };
@@ -68,11 +68,11 @@ struct source_note {
 };
 
 struct device {
-    std::string id;     // short key: "h100"
-    std::string name;   // "NVIDIA H100 SXM5 80GB"
-    std::string kind;   // "real" or "hypothetical"
-    std::string base;   // for a hypothetical device: the preset it changes ("" otherwise)
-    std::string note;   // one line: what it is, what changes
+    std::string id;    // short key: "h100"
+    std::string name;  // "NVIDIA H100 SXM5 80GB"
+    std::string kind;  // "real" or "hypothetical"
+    std::string base;  // for a hypothetical device: the preset it changes ("" otherwise)
+    std::string note;  // one line: what it is, what changes
     machine agpu;
     hardware hw;
     model::timing time;

@@ -54,12 +54,12 @@ struct bound_time {
 };
 
 struct launch_time {
-    double launch_s = 0;                // the launch overhead
-    std::vector<bound_time> bounds;     // every bound, in launch_bound order
+    double launch_s = 0;             // the launch overhead
+    std::vector<bound_time> bounds;  // every bound, in launch_bound order
     launch_bound winner = launch_bound::issue;
-    double margin = 0;                  // the winner over the next largest bound (1: a tie)
-    double resident_warps = 0;          // warps an SM holds at once for this launch
-    double seconds = 0;                 // launch_s + the winner's seconds
+    double margin = 0;          // the winner over the next largest bound (1: a tie)
+    double resident_warps = 0;  // warps an SM holds at once for this launch
+    double seconds = 0;         // launch_s + the winner's seconds
 };
 
 // The time of one launch whose counters are `c` (one launch's, c[launches] = 1),

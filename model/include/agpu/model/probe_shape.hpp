@@ -60,9 +60,9 @@ struct sass_count {
 };
 
 struct issue_probe {
-    std::string_view op;      // probe/issue op=...
-    std::string_view opcode;  // the instruction it measures
-    unsigned unroll = 1;      // loop iterations one pass of the SASS loop runs
+    std::string_view op;             // probe/issue op=...
+    std::string_view opcode;         // the instruction it measures
+    unsigned unroll = 1;             // loop iterations one pass of the SASS loop runs
     std::array<sass_count, 5> loop;  // every instruction of one pass
 };
 

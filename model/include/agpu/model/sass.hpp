@@ -44,7 +44,15 @@ sass_pipe pipe_of(std::string_view opcode);
 // The kernel-layer operations whose warp-instructions the simulator counts, as
 // the SASS emits them.
 enum class sass_anchor_kind : std::uint8_t {
-    global_load, global_store, global_atomic, shared_load, shared_store, shared_atomic, barrier, collective, count_
+    global_load,
+    global_store,
+    global_atomic,
+    shared_load,
+    shared_store,
+    shared_atomic,
+    barrier,
+    collective,
+    count_
 };
 inline constexpr std::size_t sass_anchor_kind_count = static_cast<std::size_t>(sass_anchor_kind::count_);
 std::string_view to_string(sass_anchor_kind k);
@@ -71,8 +79,8 @@ struct sass_block {
     std::uint32_t instructions = 0;
     std::vector<std::uint32_t> successors;  // block indices in the same function
     std::vector<sass_anchor> anchors;
-    std::string calls;    // a subroutine this block calls last ("" if none)
-    bool exits = false;   // ends the warp (unconditional EXIT) or returns from a subroutine
+    std::string calls;   // a subroutine this block calls last ("" if none)
+    bool exits = false;  // ends the warp (unconditional EXIT) or returns from a subroutine
 };
 
 struct sass_function {
@@ -121,9 +129,9 @@ struct sass_launch_counts {
 struct sass_estimate {
     std::array<double, sass_pipe_count> pipes{};
     double instructions = 0;
-    std::vector<double> block_runs;  // per block of the kernel
-    double anchor_residual = 0;      // relative: how far the anchors' equations stay unmet (0: exactly)
-    std::size_t sites_unmatched = 0; // counted sites with no anchor in the SASS
+    std::vector<double> block_runs;   // per block of the kernel
+    double anchor_residual = 0;       // relative: how far the anchors' equations stay unmet (0: exactly)
+    std::size_t sites_unmatched = 0;  // counted sites with no anchor in the SASS
 };
 
 // How many times each block of `kernel` ran for `counts`, and the

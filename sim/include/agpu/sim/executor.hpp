@@ -153,9 +153,9 @@ public:
     void launch(std::string_view name, void (*kernel)(P...), kl::dim3 grid, kl::dim3 block,
                 std::size_t dynamic_shared_bytes, A&&... args) {
         const std::string symbol = cuda_symbol_of(reinterpret_cast<const void*>(kernel));
-        erased([&](void (*body)(void*), void* arg) {
-            run_launch(name, symbol, grid, block, dynamic_shared_bytes, body, arg);
-        }, kernel, std::forward<A>(args)...);
+        erased([&](void (*body)(void*),
+                   void* arg) { run_launch(name, symbol, grid, block, dynamic_shared_bytes, body, arg); },
+               kernel, std::forward<A>(args)...);
     }
 
     // Declares that nothing needs the outputs of the unrecorded blocks of the

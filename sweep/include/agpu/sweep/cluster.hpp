@@ -42,8 +42,8 @@ std::unique_ptr<cluster> single_process();
 
 // How the environment launched this process (for join_cluster and its tests).
 struct launch_environment {
-    bool mpi_launcher = false;    // OMPI_COMM_WORLD_SIZE, PMIX_RANK or PMI_RANK set
-    int srun_tasks = 0;           // SLURM_STEP_NUM_TASKS (or SLURM_NTASKS) of a task srun started; 0 otherwise
+    bool mpi_launcher = false;  // OMPI_COMM_WORLD_SIZE, PMIX_RANK or PMI_RANK set
+    int srun_tasks = 0;         // SLURM_STEP_NUM_TASKS (or SLURM_NTASKS) of a task srun started; 0 otherwise
 };
 launch_environment read_launch_environment();
 

@@ -22,8 +22,8 @@ inline constexpr const char* cache_schema = "agpu.sweep-cache/1";
 // A point's evaluation: a result, or the reason it was skipped.
 struct outcome {
     bool ok = false;
-    std::string reason;                  // why skipped ("" when ok)
-    nlohmann::json result = nullptr;     // counts, prediction (null when skipped)
+    std::string reason;               // why skipped ("" when ok)
+    nlohmann::json result = nullptr;  // counts, prediction (null when skipped)
     friend bool operator==(const outcome&, const outcome&) = default;
 };
 

@@ -19,7 +19,7 @@ namespace agpu::sweep {
 
 // Where a run's counts come from.
 enum class counts_mode : std::uint8_t {
-    automatic,    // "auto": the closed form where it gives every counter the time model reads, else the simulator (--mode auto)
+    automatic,  // "auto": the closed form where it gives every counter the time model reads, else the simulator (--mode auto)
     closed_form,  // "closed-form": the closed form only; unpriced where it leaves a time-model counter out
     exact,        // "exact": the simulator, every thread block recorded
     sampled,      // "sampled": the simulator, a stratified sample of thread blocks recorded
@@ -36,9 +36,9 @@ struct prediction {
     // Whether the counts give every counter the time model reads; the
     // seconds, terms and bounds below are meaningful only then.
     bool priced = false;
-    model::time_vector terms{};  // constant * feature per term (seconds)
-    model::time_term bound = model::time_term::dram;     // the largest term of the dominant bound
-    model::time_bound group = model::time_bound::memory; // the dominant bound
+    model::time_vector terms{};                           // constant * feature per term (seconds)
+    model::time_term bound = model::time_term::dram;      // the largest term of the dominant bound
+    model::time_bound group = model::time_bound::memory;  // the dominant bound
     double seconds = 0;
 };
 
@@ -48,8 +48,8 @@ struct prediction {
 // counts), and prices them with `fit`: predict_closed_form, then, where it
 // has no answer, predict_simulated. Throws what those throw.
 prediction predict(const sim::algorithm& algo, const model::device& dev, std::uint64_t n,
-                   const model::param_values& params, std::uint64_t seed, counts_mode mode,
-                   sim::count_options opt, const model::time_fit& fit);
+                   const model::param_values& params, std::uint64_t seed, counts_mode mode, sim::count_options opt,
+                   const model::time_fit& fit);
 
 // The closed form's answer where it gives one: always for closed-form (an
 // input_error where the algorithm has none), for auto where the form gives

@@ -13,9 +13,9 @@
 namespace agpu::sweep {
 
 struct results {
-    std::string source;               // the file, as given
+    std::string source;                 // the file, as given
     std::vector<nlohmann::json> lines;  // each an agpu.sweep-point/1 object
-    nlohmann::json summary;           // summary.json beside it, where there is one (else null)
+    nlohmann::json summary;             // summary.json beside it, where there is one (else null)
 };
 
 // Reads `path`: a points.jsonl file, or a sweep's output directory holding one.

@@ -31,7 +31,7 @@ struct progress {
     std::size_t computed = 0;  // computed here
     std::size_t skipped = 0;   // finished with a reason instead of a result (cached or computed)
     double elapsed_s = 0;
-    double left_s = -1;        // estimated from the points' cost estimates and the pace so far; < 0: unknown
+    double left_s = -1;  // estimated from the points' cost estimates and the pace so far; < 0: unknown
 };
 
 struct run_options {
@@ -52,7 +52,7 @@ struct run_options {
 struct run_result {
     bool wrote_results = false;  // points.jsonl and summary.json written (rank 0 of a run that is not a shard)
     std::filesystem::path results, summary;
-    std::size_t points = 0;    // in the spec (the shard's share for a shard)
+    std::size_t points = 0;  // in the spec (the shard's share for a shard)
     std::size_t ok = 0, skipped = 0;
     std::size_t computed = 0;  // computed by this run (every rank)
     std::size_t cached = 0;    // found in the cache

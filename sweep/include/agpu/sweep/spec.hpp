@@ -29,8 +29,8 @@ inline constexpr std::size_t max_points = 1'000'000;
 
 struct point {
     model::device device;
-    std::string device_base;                        // the device as the spec names it ("h100", "devices/my.json")
-    std::vector<model::device_setting> settings;    // the device parameters set, in the spec's order
+    std::string device_base;                      // the device as the spec names it ("h100", "devices/my.json")
+    std::vector<model::device_setting> settings;  // the device parameters set, in the spec's order
     const sim::algorithm* algo = nullptr;
     model::param_values params;
     std::uint64_t n = 0;

@@ -26,7 +26,7 @@ inline constexpr const char* device_timing_schema = "agpu.device-timing/1";
 
 // One constant of a device's timing section.
 struct timing_constant {
-    std::string name;    // "dram_read_gbs"
+    std::string name;  // "dram_read_gbs"
     double value = 0;
     std::string unit;    // "GB/s"
     std::string source;  // the probe, its sizes, how it was derived, the dataset
@@ -40,9 +40,9 @@ struct timing_constant_info {
 extern const std::array<timing_constant_info, 20> timing_constants;
 
 struct device_timing {
-    std::string device;  // the preset the dataset was measured as ("h100")
-    std::string gpu;     // the GPU's name
-    nlohmann::json provenance;  // GPU, driver, clocks, dates, commands, dataset
+    std::string device;                   // the preset the dataset was measured as ("h100")
+    std::string gpu;                      // the GPU's name
+    nlohmann::json provenance;            // GPU, driver, clocks, dates, commands, dataset
     std::vector<timing_constant> timing;  // every constant of timing_constants, in its order
     std::vector<std::string> notes;       // what the derivation fell back on, and why
 };

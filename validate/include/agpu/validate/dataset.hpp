@@ -123,9 +123,9 @@ void unpack_dataset(const std::filesystem::path& dir);
 // last); runs never completed are left out. `command_line` is recorded in
 // the provenance's `merged` field with the inputs' paths.
 struct merge_result {
-    std::size_t runs = 0;            // complete runs in the merged dataset
-    std::size_t runs_replaced = 0;   // earlier measurements of a run measured again
-    std::size_t runs_incomplete = 0; // rows of runs never completed, left out
+    std::size_t runs = 0;             // complete runs in the merged dataset
+    std::size_t runs_replaced = 0;    // earlier measurements of a run measured again
+    std::size_t runs_incomplete = 0;  // rows of runs never completed, left out
 };
 merge_result merge_datasets(const std::vector<std::filesystem::path>& inputs, const std::filesystem::path& out,
                             const std::string& command_line);

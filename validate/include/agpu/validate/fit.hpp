@@ -46,12 +46,12 @@ struct fit_sample {
     std::string dataset, device_id, run_id, algo, params;
     std::uint64_t n = 0, seed = 0;
     model::counts counts;
-    std::string count_source;     // "closed form" or "simulator"
-    double measured_s = 0;        // sum of the launches' median times
-    std::uint64_t footprint_bytes = 0;  // the run's device memory (model_counts::footprint_bytes)
+    std::string count_source;                  // "closed form" or "simulator"
+    double measured_s = 0;                     // sum of the launches' median times
+    std::uint64_t footprint_bytes = 0;         // the run's device memory (model_counts::footprint_bytes)
     std::vector<model::counts> launch_counts;  // each launch's, where the simulator counted the run
-    model::time_vector features{};  // on the dataset's device
-    int size_range = 0;           // floor(log10 n): the fold of leave-one-size-range-out
+    model::time_vector features{};             // on the dataset's device
+    int size_range = 0;                        // floor(log10 n): the fold of leave-one-size-range-out
 };
 
 struct skipped_run {
@@ -72,7 +72,8 @@ std::vector<std::string> split_params(const std::string& params);
 // simulation estimated above max_simulation_s (0: no limit) is skipped with
 // the reason. `progress` gets a line per dataset.
 inline constexpr double default_max_simulation_s = 10;
-sample_set load_samples(const std::vector<std::filesystem::path>& dirs, double max_simulation_s = default_max_simulation_s,
+sample_set load_samples(const std::vector<std::filesystem::path>& dirs,
+                        double max_simulation_s = default_max_simulation_s,
                         const std::function<void(const std::string&)>& progress = {});
 
 // The least absolute relative error (IRLS on NNLS) on the samples at `rows`
@@ -93,11 +94,11 @@ error_stats summarise(const std::vector<double>& predicted, const std::vector<do
 // One way of holding data out: the folds by name, each sample predicted by
 // constants fitted on the other folds.
 struct cross_validation {
-    std::string name;                              // "leave-one-algorithm-out", "leave-one-size-range-out"
-    std::vector<double> predicted;                 // per sample, from the fold that held it out
-    std::map<std::string, error_stats> per_fold;   // fold name -> errors of its held-out samples
+    std::string name;                                     // "leave-one-algorithm-out", "leave-one-size-range-out"
+    std::vector<double> predicted;                        // per sample, from the fold that held it out
+    std::map<std::string, error_stats> per_fold;          // fold name -> errors of its held-out samples
     std::map<std::string, model::time_vector> constants;  // fold name -> constants fitted without it
-    error_stats overall;                           // every sample, each predicted while held out
+    error_stats overall;                                  // every sample, each predicted while held out
 };
 
 // Folds by key(sample); a fold whose other folds leave no data is skipped.
@@ -105,7 +106,7 @@ cross_validation cross_validate(const std::vector<fit_sample>& samples, const st
                                 const std::function<std::string(const fit_sample&)>& key);
 
 struct evaluation {
-    std::vector<double> predicted;               // per sample
+    std::vector<double> predicted;  // per sample
     error_stats overall;
     std::map<std::string, error_stats> per_algo;
 };

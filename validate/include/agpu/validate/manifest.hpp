@@ -26,8 +26,8 @@ struct manifest_entry {
 
 struct manifest {
     std::vector<manifest_entry> datasets;
-    std::string removed_commit;            // the last commit that held what left the tree
-    std::vector<std::string> removed;      // paths (relative to validate/data) that left the tree
+    std::string removed_commit;        // the last commit that held what left the tree
+    std::vector<std::string> removed;  // paths (relative to validate/data) that left the tree
 };
 
 // Reads and checks manifest.json (schema, fields, types, read_by vocabulary);

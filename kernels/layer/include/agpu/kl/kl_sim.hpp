@@ -254,8 +254,8 @@ T shfl_up(T v, unsigned delta, lane_mask mask = ~lane_mask{0}, int width = 0, lo
 }
 template <class T>
 T shfl_down(T v, unsigned delta, lane_mask mask = ~lane_mask{0}, int width = 0, loc l = loc::current()) {
-    return detail::from_bits<T>(
-        hook::collective(hook::coll_op::shfl_down, detail::to_bits(v), int(delta), mask, width, unsigned(sizeof(T)), l));
+    return detail::from_bits<T>(hook::collective(hook::coll_op::shfl_down, detail::to_bits(v), int(delta), mask, width,
+                                                 unsigned(sizeof(T)), l));
 }
 template <class T>
 T shfl_xor(T v, int lane_bits, lane_mask mask = ~lane_mask{0}, int width = 0, loc l = loc::current()) {
