@@ -6,8 +6,9 @@
 #include <set>
 #include <sstream>
 
+#include <Eigen/Sparse>
+
 #include "agpu/errors.hpp"
-#include "agpu/model/nnls.hpp"
 
 namespace agpu::model {
 namespace {
@@ -715,6 +716,65 @@ flow_graph build_graph(const sass_module& m, const sass_function& kernel) {
 
 }  // namespace
 
+namespace {
+
+// min |Mx - b| over x >= 0 for a sparse M (Lawson and Hanson's active set,
+// each least-squares step by a sparse Cholesky factorisation of the normal
+// equations, with a tiny ridge for the columns no row pins).
+Eigen::VectorXd sparse_nnls(const Eigen::SparseMatrix<double>& M, const Eigen::VectorXd& b) {
+    const Eigen::Index n = M.cols();
+    const Eigen::SparseMatrix<double> MtM = (M.transpose() * M).pruned();
+    const Eigen::VectorXd Mtb = M.transpose() * b;
+    double diag = 0;
+    for (Eigen::Index i = 0; i < n; ++i) diag = std::max(diag, MtM.coeff(i, i));
+    const double ridge = 1e-12 * std::max(1.0, diag);
+    std::vector<bool> free(std::size_t(n), true);
+    Eigen::VectorXd x = Eigen::VectorXd::Zero(n);
+    for (int round = 0; round < 200; ++round) {
+        // Least squares over the free columns (the fixed ones held at 0).
+        std::vector<Eigen::Index> cols;
+        std::vector<Eigen::Index> at(std::size_t(n), -1);
+        for (Eigen::Index i = 0; i < n; ++i)
+            if (free[std::size_t(i)]) at[std::size_t(i)] = Eigen::Index(cols.size()), cols.push_back(i);
+        std::vector<Eigen::Triplet<double>> t;
+        for (Eigen::Index k = 0; k < MtM.outerSize(); ++k)
+            for (Eigen::SparseMatrix<double>::InnerIterator it(MtM, k); it; ++it) {
+                const auto i = at[std::size_t(it.row())], j = at[std::size_t(it.col())];
+                if (i >= 0 && j >= 0) t.emplace_back(i, j, it.value());
+            }
+        const auto m = Eigen::Index(cols.size());
+        for (Eigen::Index i = 0; i < m; ++i) t.emplace_back(i, i, ridge);
+        Eigen::SparseMatrix<double> S(m, m);
+        S.setFromTriplets(t.begin(), t.end());
+        Eigen::VectorXd rhs(m);
+        for (Eigen::Index i = 0; i < m; ++i) rhs(i) = Mtb(cols[std::size_t(i)]);
+        Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(S);
+        const Eigen::VectorXd y = ldlt.solve(rhs);
+        Eigen::VectorXd z = Eigen::VectorXd::Zero(n);
+        for (Eigen::Index i = 0; i < m; ++i) z(cols[std::size_t(i)]) = y(i);
+        // Step from x towards z as far as every free variable stays non-negative; those reaching 0 are fixed.
+        double alpha = 1;
+        for (auto c : cols)
+            if (z(c) < 0) alpha = std::min(alpha, x(c) / (x(c) - z(c)));
+        x += alpha * (z - x);
+        bool fixed_any = false;
+        for (auto c : cols)
+            if (x(c) <= 1e-12 && z(c) < 0) x(c) = 0, free[std::size_t(c)] = false, fixed_any = true;
+        if (fixed_any) continue;
+        // Optimal where no fixed variable's gradient asks to grow; else free the one that asks most.
+        const Eigen::VectorXd w = Mtb - MtM * x;
+        Eigen::Index best = -1;
+        double most = 1e-9 * std::max(1.0, Mtb.cwiseAbs().maxCoeff());
+        for (Eigen::Index i = 0; i < n; ++i)
+            if (!free[std::size_t(i)] && w(i) > most) most = w(i), best = i;
+        if (best < 0) break;
+        free[std::size_t(best)] = true;
+    }
+    return x.cwiseMax(0.0);
+}
+
+}  // namespace
+
 sass_estimate estimate_instructions(const sass_module& m, const std::string& kernel, const sass_launch_counts& counts) {
     const auto kit = m.kernels.find(kernel);
     if (kit == m.kernels.end()) throw input_error("sass", "no kernel " + kernel + " in the SASS");
@@ -752,11 +812,11 @@ sass_estimate estimate_instructions(const sass_module& m, const std::string& ker
 
     // Rows: entry, conservation into and out of each block, calls, anchors, and a light pull towards fewer instructions.
     const std::size_t rows = 1 + 2 * nb + equations.size() + nb;
-    Eigen::MatrixXd A = Eigen::MatrixXd::Zero(Eigen::Index(rows), Eigen::Index(nv));
+    std::vector<Eigen::Triplet<double>> A;
     Eigen::VectorXd rhs = Eigen::VectorXd::Zero(Eigen::Index(rows));
     const double hard = 100.0;
     Eigen::Index r = 0;
-    A(r, 0) = hard;
+    A.emplace_back(r, 0, hard);
     rhs(r++) = hard;  // the kernel's entry runs once per warp (per-warp units)
     std::vector<std::vector<std::size_t>> in(nb), outgoing(nb);
     for (std::size_t e = 0; e < ne; ++e) {
@@ -766,32 +826,34 @@ sass_estimate estimate_instructions(const sass_module& m, const std::string& ker
     for (std::size_t x = 0; x < nx; ++x) outgoing[g.exit_edges[x]].push_back(nb + ne + x);
     std::vector<std::vector<std::uint32_t>> callers(nb);
     for (const auto& [caller, entry] : g.calls) callers[entry].push_back(caller);
-    std::vector<bool> is_function_entry(nb, false);
-    for (auto s : g.function_start) is_function_entry[s] = true;
     for (std::uint32_t b = 0; b < nb; ++b) {
         // In: the edges into it, the calls into it (a subroutine's entry), the launch (the kernel's entry).
-        A(r, b) = hard;
-        for (auto v : in[b]) A(r, Eigen::Index(v)) -= hard;
-        for (auto c : callers[b]) A(r, c) -= hard;
+        A.emplace_back(r, b, hard);
+        for (auto v : in[b]) A.emplace_back(r, Eigen::Index(v), -hard);
+        for (auto c : callers[b]) A.emplace_back(r, c, -hard);
         if (b == 0) rhs(r) = hard;
         ++r;
         // Out: every block that does not end its function leaves by its edges.
         if (!(g.blocks[b]->exits && g.blocks[b]->successors.empty())) {
-            A(r, b) = hard;
-            for (auto v : outgoing[b]) A(r, Eigen::Index(v)) -= hard;
+            A.emplace_back(r, b, hard);
+            for (auto v : outgoing[b]) A.emplace_back(r, Eigen::Index(v), -hard);
         }
         ++r;
     }
     const double anchor_weight = 10.0;
     for (const auto& [terms, value] : equations) {
         const double scale = anchor_weight / std::max(1.0, value);
-        for (const auto& [b, c] : terms) A(r, b) += scale * c;
+        for (const auto& [b, c] : terms) A.emplace_back(r, b, scale * c);
         rhs(r) = scale * value;
         ++r;
     }
     const double pull = 1e-4;
-    for (std::uint32_t b = 0; b < nb; ++b) A(r++, b) = pull * g.blocks[b]->instructions / 16.0;
-    const auto sol = nnls(A, rhs);
+    for (std::uint32_t b = 0; b < nb; ++b) A.emplace_back(r++, b, pull * g.blocks[b]->instructions / 16.0);
+    Eigen::SparseMatrix<double> M{Eigen::Index(rows), Eigen::Index(nv)};
+    M.setFromTriplets(A.begin(), A.end());  // duplicates (a block calling itself) add up
+    struct {
+        Eigen::VectorXd x;
+    } sol{sparse_nnls(M, rhs)};
 
     out.block_runs.assign(nb, 0);
     double residual = 0, scale = 0;

@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <unordered_set>
@@ -116,13 +117,36 @@ void note_site(std::uint64_t key, const std::source_location& l) {
     r.sites.try_emplace(key, relative_path(l.file_name()), l.line());
 }
 
+namespace {
+
+// x to 3 significant digits: the estimate is a function of these, so that
+// launches whose per-warp counts agree to 0.5% share one solution.
+double three_digits(double x) {
+    if (!(x > 0)) return 0;
+    const double scale = std::pow(10.0, 2 - std::floor(std::log10(x)));
+    return std::round(x * scale) / scale;
+}
+
+// The instructions per warp of `symbol` for per-warp site counts `key` (the
+// flow problem is solved once for each distinct key).
+struct estimate_cache {
+    std::mutex lock;
+    std::map<std::pair<std::string, std::vector<std::pair<model::sass_site, double>>>, model::sass_estimate> entries;
+};
+estimate_cache& cache() {
+    static estimate_cache c;
+    return c;
+}
+
+}  // namespace
+
 void add_instruction_counts(launch_record& rec, const std::string& cuda_symbol, const site_tally& tally,
                             const model::device& d) {
     if (cuda_symbol.empty() || d.agpu.b != 32 || tally.warps == 0) return;
     const auto k = find_sass_kernel(cuda_symbol);
     if (!k.module) return;
-    model::sass_launch_counts lc;
-    lc.warps = tally.warps;
+    // Per-warp counts of each site, to 3 digits.
+    std::map<model::sass_site, double> per_warp;
     {
         auto& r = registry();
         std::lock_guard<std::mutex> g(r.lock);
@@ -130,13 +154,35 @@ void add_instruction_counts(launch_record& rec, const std::string& cuda_symbol, 
             const auto it = r.sites.find(key.first);
             const auto kind = kind_of(key.second);
             if (it == r.sites.end() || !kind) continue;
-            lc.sites[{it->second.first, it->second.second, *kind}] += n;
+            per_warp[{it->second.first, it->second.second, *kind}] += double(n);
         }
     }
-    const auto e = model::estimate_instructions(*k.module, k.symbol, lc);
+    std::pair<std::string, std::vector<std::pair<model::sass_site, double>>> key{k.symbol, {}};
+    for (auto& [site, n] : per_warp) key.second.emplace_back(site, three_digits(n / double(tally.warps)));
+    // Solved per `unit` warps: the per-warp values times unit, whole.
+    constexpr double unit = 1e6;
+    model::sass_estimate e;
+    {
+        auto& c = cache();
+        std::unique_lock<std::mutex> g(c.lock);
+        if (auto it = c.entries.find(key); it != c.entries.end()) {
+            e = it->second;
+        } else {
+            g.unlock();
+            model::sass_launch_counts lc;
+            lc.warps = std::uint64_t(unit);
+            for (const auto& [site, v] : key.second) lc.sites[site] = std::uint64_t(std::llround(v * unit));
+            e = model::estimate_instructions(*k.module, k.symbol, lc);
+            e.block_runs.clear();
+            g.lock();
+            c.entries.emplace(key, e);
+        }
+    }
     // Recorded blocks stand for the launch as its recorded warp-instructions do.
     const double scale =
-        tally.warp_instructions > 0 ? double(rec.c[counter::warp_instructions]) / double(tally.warp_instructions) : 1.0;
+        (tally.warp_instructions > 0 ? double(rec.c[counter::warp_instructions]) / double(tally.warp_instructions)
+                                     : 1.0) *
+        double(tally.warps) / unit;
     rec.c[counter::inst_executed] = std::uint64_t(std::llround(e.instructions * scale));
     for (std::size_t p = 0; p < model::pipe_counters.size(); ++p)
         rec.c[model::pipe_counters[p]] = std::uint64_t(std::llround(e.pipes[p] * scale));

@@ -155,6 +155,13 @@ void expect_synthesized_near_exact(std::uint64_t n, const std::vector<std::strin
     for (const auto& info : model::counter_table) {
         const double x = double(exact[info.id]), y = double(s[info.id]);
         const double rel = x == 0 ? std::abs(y) : std::abs(y - x) / x;
+        // The SASS instruction counts of a sampled launch are its recorded blocks' estimate scaled up, with
+        // no reported error: here within 5% of the exact run's in all, 15% per pipe (the small pipes vary most).
+        if (model::is_sass_instruction_counter(info.id)) {
+            EXPECT_LE(rel, info.id == model::counter::inst_executed ? 0.05 : 0.15)
+                << info.name << ": exact " << x << ", sampled " << y;
+            continue;
+        }
         if (one_percent.empty() || std::find(one_percent.begin(), one_percent.end(), info.id) != one_percent.end()) {
             EXPECT_LE(rel, 0.01) << info.name << ": exact " << x << ", sampled " << y;
         }

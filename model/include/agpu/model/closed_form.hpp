@@ -47,7 +47,8 @@ struct closed_form_registrar {
 };
 
 // Shared building blocks of closed forms (the costing rules: costing.hpp).
-// Counts from partial counts (a counter left out: 0), and back (every counter).
+// Counts from partial counts (a counter left out: 0), and back (every counter
+// but the SASS instruction counters, which closed forms do not give).
 counts as_counts(const partial_counts& p);
 partial_counts every_counter(const counts& c);
 // Warps with at least one live lane when n threads run in blocks of `block` threads.

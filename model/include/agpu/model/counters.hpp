@@ -191,6 +191,15 @@ inline constexpr std::array<counter, 9> pipe_counters{
     counter::inst_pipe_xu,  counter::inst_pipe_lsu,     counter::inst_pipe_adu,
     counter::inst_pipe_cbu, counter::inst_pipe_uniform, counter::inst_pipe_tensor};
 
+// Whether `c` counts SASS instructions (inst_executed, inst_pipe_*): the
+// simulator's, from the kernels' SASS profiles; closed forms give none.
+constexpr bool is_sass_instruction_counter(counter c) {
+    if (c == counter::inst_executed) return true;
+    for (auto p : pipe_counters)
+        if (c == p) return true;
+    return false;
+}
+
 // A launch's chain counter (chain_waits, chain_collectives) from its heaviest
 // block's count (block_waits, block_collectives) and its block size (b lanes
 // a warp): per warp, rounded up.
