@@ -21,7 +21,7 @@ namespace {
 const char* calibrate_usage =
     "agpu calibrate --out DIR [--reps R] [--warmup W] [--no-counters] [--resume] [--device ID|FILE] [--format "
     "table|json]\n"
-    "       agpu calibrate --data DIR [--out-timing FILE] [--format table|json]";
+    "       agpu calibrate --data DIR [--partial] [--out-timing FILE] [--format table|json]";
 
 void print_timing(const invocation& inv, const validate::device_timing& t, output_format format) {
     if (format == output_format::json) {
@@ -40,6 +40,7 @@ void print_timing(const invocation& inv, const validate::device_timing& t, outpu
             << fmt_num(t.provenance["sm_clock"].value("used_mhz", 0.0), 5) << " MHz ("
             << t.provenance["sm_clock"].value("from", std::string("?")) << ")\n";
     for (const auto& n : t.notes) inv.out << "note: " << n << "\n";
+    for (const auto& m : t.missing) inv.out << "not derived: " << m << "\n";
 }
 
 int run_calibrate(const invocation& inv) {
@@ -48,6 +49,7 @@ int run_calibrate(const invocation& inv) {
                        "measure on this GPU: the dataset directory, where timing.json is written too")(
         "data", po::value<std::string>(), "derive from this dataset (measured before; no GPU needed)")(
         "out-timing", po::value<std::string>(), "with --data: write the device timing file (JSON) here")(
+        "partial", "with --data: derive the constants the dataset's probes give and name the others")(
         "reps", po::value<unsigned>()->default_value(10), "timed repetitions per run (at least 10)")(
         "warmup", po::value<unsigned>()->default_value(2), "untimed runs first")(
         "no-counters", "time only: skip the CUPTI counters (the pipe rates then count the probes' SASS)")(
@@ -59,13 +61,15 @@ int run_calibrate(const invocation& inv) {
     const auto format = format_option(vm);
     if (vm.count("out") == vm.count("data"))
         throw usage_error("give either --out DIR (measure, then derive) or --data DIR (derive from a dataset)");
+    if (vm.count("partial") && !vm.count("data"))
+        throw usage_error("--partial goes with --data (a calibration measured in full needs none)");
     if (vm.count("out-timing") && !vm.count("data"))
         throw usage_error("--out-timing goes with --data (with --out, the timing is written to DIR/timing.json)");
     std::string cmd = "agpu calibrate";
     for (const auto& a : inv.args) cmd += " " + a;
 
     if (vm.count("data")) {
-        auto t = validate::derive_timing(std::filesystem::path(vm["data"].as<std::string>()));
+        auto t = validate::derive_timing(std::filesystem::path(vm["data"].as<std::string>()), vm.count("partial") > 0);
         t.provenance["derived"]["command_line"] = cmd;
         if (vm.count("out-timing")) {
             const std::string file = vm["out-timing"].as<std::string>();

@@ -2,9 +2,14 @@
 //              [--sweep PARAM=v1,v2,...] [--mode exact|sampled|auto] [--threads T] [--quiet] [--max-sim-seconds S] [--format table|json]
 // Counts (closed form where it gives every counter the time model reads, the
 // simulator otherwise) and predicted seconds on any device, real or
-// hypothetical, optionally over one swept device parameter.
+// hypothetical, optionally over one swept device parameter. The seconds are
+// the calibrated model's (model/launch_time.hpp: the device's own time
+// constants), explained bound by bound; a fit file (--fit) adds the fitted
+// model's seconds beside them as a diagnostic.
 #include <algorithm>
 #include <iostream>
+#include <map>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +23,8 @@
 #include "agpu/model/catalog.hpp"
 #include "agpu/model/closed_form.hpp"
 #include "agpu/model/derivation.hpp"
+#include "agpu/model/launch_time.hpp"
+#include "agpu/model/model_errors.hpp"
 #include "agpu/model/sweep.hpp"
 #include "agpu/model/time_model.hpp"
 #include "agpu/sim/algorithms.hpp"
@@ -29,7 +36,7 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr const char* predict_schema = "agpu.predict/2";
+constexpr const char* predict_schema = "agpu.predict/3";
 const char* predict_usage =
     "agpu predict --algo KEY --n N[,N...] [--device ID|FILE] [--device-set NAME=VALUE ...] [--set NAME=VALUE ...]\n"
     "                    [--fit FILE] [--sweep PARAM=v1,v2,...] [--mode exact|sampled|auto] [--threads T] [--quiet]\n"
@@ -61,28 +68,68 @@ struct row {
     std::uint64_t n = 0;
     model::device dev;
     std::optional<double> sweep_value;
-    sim::model_counts counts;
-    model::time_vector terms{};  // constant * feature; the bounds combine by max
-    model::time_term bound = model::time_term::dram;
-    double seconds = 0;
+    sweep::prediction p;
 };
 
-// How far to trust the seconds: the fit's own errors on this algorithm's
-// measured runs, or over every run where it has none of this algorithm's.
-std::string error_line(const model::fit_errors& e, const std::string& algo, const std::string& device) {
-    auto pct = [](double v) { return fmt_num(100 * v, 3) + "%"; };
-    std::string s = "the fit's error (MAPE of measured " + device + " runs): ";
-    if (e.algorithm_in_sample && e.algorithm_runs) {
-        s += algo + " " + pct(*e.algorithm_in_sample) + " over " + std::to_string(*e.algorithm_runs) + " runs";
-        if (e.algorithm_worst_in_sample) s += " (worst " + pct(*e.algorithm_worst_in_sample) + ")";
-        if (e.algorithm_held_out) s += ", " + pct(*e.algorithm_held_out) + " with it held out of the fit";
-        return s;
-    }
-    s += algo + " has no runs in the fit, so these seconds are unchecked by it";
-    if (e.algorithm_held_out_overall)
-        s += " (an algorithm the fit has, held out of it, is off by " + pct(*e.algorithm_held_out_overall) + ")";
-    else s += " (and the fit file records no errors)";
-    return s;
+std::string pct(double v) { return fmt_num(100 * v, 3) + "%"; }
+
+// How far to trust the seconds: the calibrated model's measured error on this
+// device's runs of this family (model/scores/calibrated.json), or plainly
+// that there is none.
+std::string trust_line(const model::device& d, const std::string& algo) {
+    const std::string family = algo.substr(0, algo.find('/'));
+    const auto& all = model::calibrated_errors().devices;
+    std::string measured;
+    for (const auto& [id, e] : all)
+        if (e.families.count("all"))
+            measured += (measured.empty() ? "" : ", ") + id + " " + pct(e.families.at("all").mape);
+    const auto it = d.kind == "real" ? all.find(d.id) : all.end();
+    if (it == all.end())
+        return "trust: " + d.id + " has no measurements in agpu's test data, so these seconds are unchecked" +
+               (measured.empty() ? std::string(" (no device has any yet)")
+                                 : " (the model's MAPE over all test runs where measured: " + measured + ")");
+    const auto& e = it->second;
+    const auto f = e.families.find(family);
+    if (f == e.families.end())
+        return "trust: " + family + " has no test runs on " + d.id + ", so these seconds are unchecked" +
+               (e.families.count("all") ? " (every family there: MAPE " + pct(e.families.at("all").mape) + ")"
+                                        : std::string());
+    const auto& m = f->second;
+    return "trust: the calibrated model's error on " + d.id + "'s " + family + " test runs: MAPE " + pct(m.mape) +
+           " (95% interval " + pct(m.mape_low) + " to " + pct(m.mape_high) + "), median " + pct(m.median) + ", p90 " +
+           pct(m.p90) + " over " + std::to_string(m.runs) + " runs (" + e.data + ", " + e.date + ")";
+}
+
+// Where the device's time constants come from: how many are measured,
+// published, derived, estimated or hypothetical.
+std::string timing_sources(const model::device& d) {
+    std::map<std::string, int> kinds;
+    for (const auto& [field, note] : d.sources)
+        if (field.rfind("timing.", 0) == 0) ++kinds[note.source.substr(0, note.source.find(':'))];
+    std::string s;
+    for (const auto& [k, n] : kinds) s += (s.empty() ? "" : ", ") + std::to_string(n) + " " + k;
+    return s.empty() ? "no sources recorded" : s;
+}
+
+// One row's account: the launches' overhead, then every bound with its
+// quantity and rate, what it adds, and the winner's margin.
+void explain(std::ostream& os, const row& r) {
+    const auto& s = r.p.summary;
+    os << "\nn = " << r.n << ": " << model::seconds_text(s.seconds) << " = " << s.launches << " launch"
+       << (s.launches == 1 ? "" : "es") << "' overhead (" << model::seconds_text(s.launch_overhead_s)
+       << ") + each launch's largest bound; " << model::name(s.winner) << " adds the most, "
+       << (s.margin > 0 ? fmt_num(s.margin, 3) + "x the next bounds of the same launches" : std::string("unopposed"))
+       << "\n";
+    text_table t;
+    t.add_column("bound", text_table::align::left);
+    t.add_column("quantity at rate = alone", text_table::align::left);
+    t.add_column("wins");
+    t.add_column("adds");
+    t.add_column("what it counts", text_table::align::left);
+    for (const auto& b : s.bounds)
+        t.add_row({std::string(model::name(b.bound)), model::describe(b), std::to_string(b.launches_won),
+                   b.seconds_added > 0 ? model::seconds_text(b.seconds_added) : "-", b.what});
+    t.print(os);
 }
 
 int run_predict(const invocation& inv) {
@@ -94,7 +141,8 @@ int run_predict(const invocation& inv) {
         "device parameter NAME=VALUE (b, M, p, w, k, clock, bandwidth or a field name; repeatable): derived fields "
         "follow")("set", po::value<std::vector<std::string>>()->composing(),
                   "algorithm parameter NAME=VALUE (repeatable)")(
-        "fit", po::value<std::string>(), "time-model fit file (default: the committed H100 fit)")(
+        "fit", po::value<std::string>(),
+        "a fit file whose seconds are shown beside the calibrated model's, as a diagnostic")(
         "sweep", po::value<std::string>(),
         "PARAM=v1,v2,...: one device parameter over values (b, M, p, clock, bandwidth)")(
         "max-sim-seconds", po::value<double>()->default_value(60),
@@ -116,8 +164,8 @@ int run_predict(const invocation& inv) {
     for (auto n : sizes) model::check_n(algo.spec, n);
     const auto params = model::parse_params(
         algo.spec, vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{});
-    const model::time_fit fit =
-        vm.count("fit") ? model::load_fit_file(vm["fit"].as<std::string>()) : model::default_fit();
+    const bool with_fit = vm.count("fit") > 0;
+    const model::time_fit fit = with_fit ? model::load_fit_file(vm["fit"].as<std::string>()) : model::default_fit();
     const double max_sim = vm["max-sim-seconds"].as<double>();
     if (!(max_sim >= 0)) throw input_error("option --max-sim-seconds", "must be a non-negative number of seconds");
     const auto mode = sim::parse_mode(vm["mode"].as<std::string>());
@@ -153,10 +201,7 @@ int run_predict(const invocation& inv) {
                 auto p = sweep::predict(algo, dev, n, params, vm["seed"].as<std::uint64_t>(),
                                         sweep::counts_mode::automatic, co, fit);
                 bar.finish();
-                r.counts = std::move(p.counts);
-                r.terms = p.terms;
-                r.bound = p.bound;
-                r.seconds = p.seconds;
+                r.p = std::move(p);
             } catch (const sim::simulation_too_long& e) {
                 throw input_error(e.where(), e.rule() + "; --max-sim-seconds 0 runs it anyway");
             }
@@ -179,41 +224,34 @@ int run_predict(const invocation& inv) {
         }
         json jrows = json::array();
         for (const auto& r : rows) {
-            json terms = json::object();
-            for (const auto& t : model::time_term_table) terms[std::string(t.name)] = r.terms[std::size_t(t.id)];
             json jr = {{"n", r.n},
                        {"device", r.dev.id},
-                       {"counts", sim::to_string(r.counts.source)},
-                       {"mode", sim::to_string(r.counts.mode)},
-                       {"totals", sim::counts_to_json(r.counts.totals)},
-                       {"relative_error_95", sim::errors_to_json(r.counts.relative_error_95)},
-                       {"seconds", r.seconds},
-                       {"terms_s", terms},
-                       {"bound", std::string(model::info(r.bound).name)}};
+                       {"counts", sim::to_string(r.p.counts.source)},
+                       {"mode", sim::to_string(r.p.counts.mode)},
+                       {"totals", sim::counts_to_json(r.p.counts.totals)},
+                       {"relative_error_95", sim::errors_to_json(r.p.counts.relative_error_95)},
+                       {"seconds", r.p.seconds},
+                       {"floor_s", r.p.floor_s},
+                       {"bound", r.p.bound},
+                       {"calibrated", sweep::summary_to_json(r.p.summary)}};
+            if (with_fit) {
+                jr["fit_seconds"] = r.p.fit_seconds;
+                jr["fit_terms_s"] = sweep::terms_to_json(r.p.fit_terms);
+            }
             if (sweep) jr[sweep->param] = *r.sweep_value;
             jrows.push_back(jr);
         }
-        const auto err = model::errors_for(fit, algo.spec.key);
-        auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
-        json jfit = {{"source", fit.source.empty() ? std::string("model/fits/h100.json (compiled in)") : fit.source},
-                     {"device", fit.device},
-                     {"date", fit.date},
-                     {"constants", model::fit_to_json(fit)["constants"]},
-                     {"errors",
-                      {{"algorithm_runs", opt(err.algorithm_runs)},
-                       {"algorithm_in_sample_mape", opt(err.algorithm_in_sample)},
-                       {"algorithm_worst_in_sample", opt(err.algorithm_worst_in_sample)},
-                       {"algorithm_held_out_mape", opt(err.algorithm_held_out)},
-                       {"in_sample_mape", opt(err.in_sample)},
-                       {"size_range_held_out_mape", opt(err.size_range_held_out)},
-                       {"algorithm_held_out_mape_overall", opt(err.algorithm_held_out_overall)}}}};
+        json jmodel = {{"name", "calibrated"},
+                       {"timing_sources", timing_sources(base)},
+                       {"trust", trust_line(base, algo.spec.key)}};
+        if (with_fit) jmodel["fit"] = {{"source", sweep::fit_source(fit)}, {"device", fit.device}, {"date", fit.date}};
         inv.out << json{{"schema", predict_schema},
                         {"commit", build_info::commit},
                         {"device", model::device_summary_json(base)},
                         {"algo", algo.spec.key},
                         {"params", params.all()},
                         {"sweep", sweep ? json{{"param", sweep->param}, {"values", sweep->values}} : json(nullptr)},
-                        {"fit", jfit},
+                        {"time_model", jmodel},
                         {"rows", jrows},
                         {"analysis", janalyses}}
                        .dump(2)
@@ -223,9 +261,9 @@ int run_predict(const invocation& inv) {
     auto& os = inv.out;
     os << algo.spec.key << " on " << base.id << " " << base.agpu;
     for (const auto& [k, v] : params.all()) os << ", " << k << " = " << v;
-    os << "\ntime model: " << (fit.source.empty() ? "model/fits/h100.json (compiled in)" : fit.source) << ", fitted on "
-       << fit.device << "\n"
-       << error_line(model::errors_for(fit, algo.spec.key), algo.spec.key, fit.device) << "\n\n";
+    os << "\ntime model: calibrated (docs/model.md), from " << base.id << "'s time constants (" << timing_sources(base)
+       << "); nothing fitted on algorithm runs\n"
+       << trust_line(base, algo.spec.key) << "\n\n";
     text_table t;
     t.add_column("n");
     if (sweep) t.add_column(sweep->param);
@@ -234,24 +272,33 @@ int run_predict(const invocation& inv) {
                    model::counter::global_sectors, model::counter::bank_conflicts})
         t.add_column(std::string(model::info(c).name));
     t.add_column("seconds");
-    t.add_column("largest term", text_table::align::left);
+    t.add_column("floor");
+    t.add_column("bound", text_table::align::left);
+    if (with_fit) t.add_column("fit seconds");
     for (const auto& r : rows) {
         std::vector<std::string> cells{std::to_string(r.n)};
         if (sweep) cells.push_back(fmt_num(*r.sweep_value));
-        cells.push_back(source_text(r.counts));
+        cells.push_back(source_text(r.p.counts));
         for (auto c : {model::counter::launches, model::counter::time_steps, model::counter::io_blocks,
                        model::counter::global_sectors, model::counter::bank_conflicts})
-            cells.push_back(fmt_num(double(r.counts.totals[c])));
-        cells.push_back(fmt_num(r.seconds, 4));
-        std::size_t big = 0;
-        for (std::size_t i = 1; i < model::time_term_count; ++i)
-            if (r.terms[i] > r.terms[big]) big = i;
-        cells.push_back(r.seconds > 0 ? std::string(model::time_term_table[big].name) + " " +
-                                            fmt_num(100 * r.terms[big] / r.seconds, 3) + "%"
-                                      : "-");
+            cells.push_back(fmt_num(double(r.p.counts.totals[c])));
+        cells.push_back(fmt_num(r.p.seconds, 4));
+        cells.push_back(fmt_num(r.p.floor_s, 4));
+        cells.push_back(r.p.bound);
+        if (with_fit) cells.push_back(fmt_num(r.p.fit_seconds, 4));
         t.add_row(std::move(cells));
     }
     t.print(os);
+    // Each row's bounds; over a sweep, the last row's (the largest n at the last value).
+    if (rows.size() <= 4) {
+        for (const auto& r : rows) explain(os, r);
+    } else {
+        os << "\n(the bounds of the last row; --format json has every row's)";
+        explain(os, rows.back());
+    }
+    if (with_fit)
+        os << "\nfit seconds: " << sweep::fit_source(fit) << ", fitted on " << fit.device
+           << " runs, a diagnostic (agpu fit)\n";
     for (const auto& [id, a] : analyses) {
         os << "\n" << id << ", n = " << *std::max_element(sizes.begin(), sizes.end()) << ": " << a.title << "\n";
         text_table at;

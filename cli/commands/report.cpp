@@ -17,7 +17,8 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* report_usage =
-    "agpu report [--out DIR] [--data DIR...] [--check DIR...] [--fit FILE] [--max-sim-seconds S] [--sweep RESULTS]";
+    "agpu report [--out DIR] [--data DIR...] [--check DIR...] [--test DIR...] [--fit FILE] [--max-sim-seconds S]\n"
+    "            [--sweep RESULTS]";
 
 std::vector<fs::path> dirs(const po::variables_map& vm, const char* name) {
     std::vector<fs::path> out;
@@ -48,6 +49,8 @@ int run_report(const invocation& inv) {
         "device's)")("fit", po::value<std::string>(), "time-model fit file (default: the committed H100 fit)")(
         "max-sim-seconds", po::value<double>()->default_value(2),
         "simulate a run only when its exact simulation is estimated under S seconds")(
+        "test", po::value<std::vector<std::string>>()->multitoken()->composing(),
+        "the time model's test datasets, scored (default: every validate/data/<gpu>/test/<family>)")(
         "sweep", po::value<std::string>(),
         "an agpu sweep's results (points.jsonl or its directory): adds the sweep's section");
     po::variables_map vm;
@@ -98,6 +101,15 @@ int run_report(const invocation& inv) {
                 }
         }
         if (opt.data.empty()) opt.data = reports::find_datasets(data_root / opt.fit.device);
+    }
+    if (vm.count("test")) {
+        opt.test = dirs(vm, "test");
+    } else {
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(data_root, ec))
+            if (e.is_directory() && fs::is_directory(e.path() / "test"))
+                for (const auto& d : reports::find_datasets(e.path() / "test")) opt.test.push_back(d);
+        std::sort(opt.test.begin(), opt.test.end());
     }
     if (vm.count("check")) {
         opt.check = dirs(vm, "check");

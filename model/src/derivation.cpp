@@ -57,7 +57,7 @@ class deriver {
 public:
     deriver(json& merged, const json& base, const json& patch, std::string where, std::string prefix)
         : m_merged(merged), m_base(base), m_patch(patch), m_where(std::move(where)), m_prefix(std::move(prefix)) {
-        for (const char* section : {"agpu", "hardware"})
+        for (const char* section : {"agpu", "hardware", "timing"})
             if (patch.contains(section))
                 for (auto it = patch.at(section).begin(); it != patch.at(section).end(); ++it)
                     m_given.insert(std::string(section) + "." + it.key());
@@ -163,6 +163,31 @@ public:
                        "hardware.smem_per_block_bytes");
             }
         }
+        // The achievable DRAM bandwidths follow the peak: the base's, scaled by the new peak over the base's.
+        if (given("hardware.mem_bandwidth_gbs")) {
+            const auto peak = value("hardware.mem_bandwidth_gbs");
+            const auto base_peak = number_at(m_base, "hardware.mem_bandwidth_gbs");
+            if (peak && base_peak && *peak > 0 && *base_peak > 0)
+                for (const char* f : {"timing.dram_read_gbs", "timing.dram_write_gbs", "timing.dram_copy_gbs"})
+                    if (const auto v = number_at(m_base, f); v && !given(f))
+                        derive_real(f, *v * *peak / *base_peak,
+                                    "the base's " + number_text(*v) + " scaled with the peak bandwidth (" +
+                                        number_text(*peak) + " / " + number_text(*base_peak) + " GB/s)",
+                                    "hardware.mem_bandwidth_gbs");
+        }
+        // A pipe's warp-instructions a clock follow b: an instruction of b lanes takes b / (the base's b)
+        // times the base's lane-clocks on the same units.
+        if (given("agpu.b")) {
+            const auto base_b = number_at(m_base, "agpu.b");
+            if (is_whole(b) && is_whole(base_b) && *b != *base_b)
+                for (const char* f : {"timing.fma_per_clock", "timing.alu_per_clock", "timing.fp64_per_clock",
+                                      "timing.xu_per_clock", "timing.lsu_per_clock", "timing.fp16_per_clock"})
+                    if (const auto v = number_at(m_base, f); v && !given(f))
+                        derive_real(f, *v * *base_b / *b,
+                                    "the base's " + number_text(*v) + " x base b / b = " + number_text(*base_b) +
+                                        " / " + number_text(*b) + " (a warp-instruction of b lanes on the same units)",
+                                    "agpu.b");
+        }
     }
 
 private:
@@ -196,6 +221,19 @@ private:
         json entry = {{"value", std::uint64_t(v)}, {"source", "derived: " + formula + ", follows " + from}};
         if (const auto d = date_of(from); !d.empty()) entry["date"] = d;
         m_merged[field.substr(0, dot)][field.substr(dot + 1)] = entry;
+        m_derived.insert(field);
+    }
+
+    // A timing constant (a real number with a unit) derived from `from`; the unit stays the base's.
+    void derive_real(const std::string& field, double v, const std::string& formula, const std::string& from) {
+        const auto dot = field.find('.');
+        const std::string section = field.substr(0, dot), name = field.substr(dot + 1);
+        json entry = {{"value", v}, {"source", "derived: " + formula + ", follows " + from}};
+        if (m_base.contains(section) && m_base.at(section).contains(name) && m_base.at(section).at(name).is_object() &&
+            m_base.at(section).at(name).contains("unit"))
+            entry["unit"] = m_base.at(section).at(name).at("unit");
+        if (const auto d = date_of(from); !d.empty()) entry["date"] = d;
+        m_merged[section][name] = entry;
         m_derived.insert(field);
     }
 

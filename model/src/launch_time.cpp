@@ -229,6 +229,112 @@ run_time time_run(const std::vector<counts>& per_launch, const std::vector<launc
     return r;
 }
 
+run_summary summarize(const run_time& r) {
+    run_summary out;
+    out.launches = r.launch_count;
+    // A closed form's one launch stands for every launch of the run.
+    const double weight = r.launches.size() == 1 ? double(std::max<std::uint64_t>(r.launch_count, 1)) : 1.0;
+    out.bounds.resize(launch_bound_count);
+    for (std::size_t b = 0; b < launch_bound_count; ++b) out.bounds[b].bound = static_cast<launch_bound>(b);
+    double won = 0, next = 0;
+    for (const auto& l : r.launches) {
+        out.launch_overhead_s += weight * l.launch_s;
+        double best = 0, second = 0;
+        for (const auto& bt : l.bounds) {
+            auto& s = out.bounds[static_cast<std::size_t>(bt.bound)];
+            if (s.quantity_unit.empty()) {
+                s.quantity_unit = bt.quantity_unit;
+                s.rate_unit = bt.rate_unit;
+                s.what = bt.what;
+                s.rate = bt.rate;  // the device's rate, where the run has none of the quantity
+            }
+            s.quantity += weight * bt.quantity;
+            s.seconds_alone += weight * bt.seconds;
+            if (bt.bound == l.winner) {
+                s.launches_won += std::uint64_t(weight);
+                s.seconds_added += weight * bt.seconds;
+                best = bt.seconds;
+            } else {
+                second = std::max(second, bt.seconds);
+            }
+        }
+        won += weight * best;
+        next += weight * second;
+    }
+    for (auto& s : out.bounds)
+        if (s.seconds_alone > 0) s.rate = s.quantity / s.seconds_alone;
+    std::size_t top = 0;
+    for (std::size_t b = 1; b < out.bounds.size(); ++b)
+        if (out.bounds[b].seconds_added > out.bounds[top].seconds_added) top = b;
+    out.winner = out.bounds[top].bound;
+    out.margin = next > 0 ? won / next : 0;
+    out.seconds = out.launch_overhead_s + won;
+    return out;
+}
+
+namespace {
+
+// x to 3 significant digits, as 3.36e9 from 10^4 on.
+std::string plain(double x) {
+    std::ostringstream os;
+    os.precision(3);
+    if (std::abs(x) < 1e4) {
+        if (std::abs(x) >= 100) os.precision(0), os << std::fixed;  // 4350, not 4.35e+03
+        os << x;
+        return os.str();
+    }
+    const int e = int(std::floor(std::log10(std::abs(x))));
+    double m = x / std::pow(10.0, e);
+    os << m << "e" << e;
+    return os.str();
+}
+
+// x scaled by a power of 1000 with its SI prefix, 3 significant digits, for
+// the SI units (B, B/s, Hz); counts of things (clocks, wavefronts) as plain.
+std::string scaled(double x, const std::string& unit) {
+    if (unit != "B" && unit != "B/s" && unit != "Hz") return plain(x) + " " + unit;
+    static const std::array<std::pair<double, const char*>, 5> up = {
+        {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}}};
+    for (const auto& [f, prefix] : up)
+        if (std::abs(x) >= f) {
+            std::ostringstream os;
+            os.precision(3);
+            os << x / f << " " << prefix << unit;
+            return os.str();
+        }
+    std::ostringstream os;
+    os.precision(3);
+    os << x << " " << unit;
+    return os.str();
+}
+
+// A unit as read: bytes are B, bytes/s B/s, Hz a clock.
+std::string short_unit(const std::string& u) {
+    if (u == "bytes") return "B";
+    if (u == "bytes/s") return "B/s";
+    return u;
+}
+
+}  // namespace
+
+std::string seconds_text(double s) {
+    std::ostringstream os;
+    os.precision(3);
+    if (s >= 1 || s == 0) os << s << " s";
+    else if (s >= 1e-3) os << s * 1e3 << " ms";
+    else os << s * 1e6 << " us";
+    return os.str();
+}
+
+std::string describe(const bound_summary& b) {
+    if (!(b.rate > 0)) return b.quantity > 0 ? "not priced (the device has no rate for it)" : "none";
+    const bool clocks = b.rate_unit == "Hz";
+    // Scaled quantities drop a unit's words: "SM clocks" stays whole, after the prefix.
+    return scaled(b.quantity, short_unit(b.quantity_unit)) + " at " +
+           (clocks ? scaled(b.rate, "Hz") : scaled(b.rate, short_unit(b.rate_unit))) + " = " +
+           seconds_text(b.seconds_alone);
+}
+
 double floor_seconds(const counts& c, const device& d, std::uint64_t footprint_bytes) {
     const double launches = double(c[counter::launches]);
     const double bytes = dram_sectors(c, d, footprint_bytes) * sector_bytes;

@@ -24,7 +24,7 @@ json line(const std::string& algo, std::uint64_t n, double b, double bw, double 
     json result =
         ok ? json{{"priced", true}, {"seconds", seconds}, {"bound", bound}, {"counters", {{"io_blocks", 1000 / b}}}}
            : json(nullptr);
-    return {{"schema", "agpu.sweep-point/1"},
+    return {{"schema", "agpu.sweep-point/2"},
             {"key", "k"},
             {"point", point},
             {"status", ok ? "ok" : "skipped"},

@@ -34,16 +34,20 @@ json result_json(const prediction& pr) {
               {"footprint_bytes", pr.counts.footprint_bytes},
               {"priced", pr.priced},
               {"seconds", nullptr},
-              {"terms_s", nullptr},
               {"bound", nullptr},
-              {"group", nullptr}};
+              {"floor_s", nullptr},
+              {"calibrated", nullptr},
+              {"fit_seconds", nullptr},
+              {"fit_terms_s", nullptr}};
     if (pr.counts.source == sim::count_source::simulator && pr.counts.mode == sim::sim_mode::sampled)
         r["relative_error_95"] = sim::errors_to_json(pr.counts.relative_error_95);
     if (pr.priced) {
         r["seconds"] = pr.seconds;
-        r["terms_s"] = terms_to_json(pr.terms);
-        r["bound"] = std::string(model::info(pr.bound).name);
-        r["group"] = std::string(model::name(pr.group));
+        r["bound"] = pr.bound;
+        r["floor_s"] = pr.floor_s;
+        r["calibrated"] = summary_to_json(pr.summary);
+        r["fit_seconds"] = pr.fit_seconds;
+        r["fit_terms_s"] = terms_to_json(pr.fit_terms);
     }
     return r;
 }

@@ -27,11 +27,22 @@ namespace {
 
 void price(prediction& out, const model::device& dev, const model::time_fit& fit) {
     if (!out.priced) return;
-    const auto features = model::time_features(out.counts.totals, dev, out.counts.footprint_bytes);
-    for (std::size_t i = 0; i < model::time_term_count; ++i) out.terms[i] = features[i] * fit.constants[i];
-    out.bound = model::dominant_bound(features, fit.constants);
-    out.group = model::dominant_group(features, fit.constants);
-    out.seconds = model::predict_seconds(features, fit.constants);
+    const auto& c = out.counts;
+    if (c.launches.empty()) {
+        out.run = model::time_run(c.totals, {}, dev, c.footprint_bytes);
+    } else {
+        std::vector<model::counts> per_launch;
+        per_launch.reserve(c.launches.size());
+        for (const auto& l : c.launches) per_launch.push_back(l.c);
+        out.run = model::time_run(per_launch, {}, dev, c.footprint_bytes);
+    }
+    out.summary = model::summarize(out.run);
+    out.seconds = out.run.seconds;
+    out.bound = std::string(model::name(out.summary.winner));
+    out.floor_s = model::floor_seconds(c.totals, dev, c.footprint_bytes);
+    const auto features = model::time_features(c.totals, dev, c.footprint_bytes);
+    for (std::size_t i = 0; i < model::time_term_count; ++i) out.fit_terms[i] = features[i] * fit.constants[i];
+    out.fit_seconds = model::predict_seconds(features, fit.constants);
 }
 
 }  // namespace
@@ -99,6 +110,26 @@ nlohmann::json terms_to_json(const model::time_vector& terms) {
     nlohmann::json j = nlohmann::json::object();
     for (const auto& t : model::time_term_table) j[std::string(t.name)] = terms[std::size_t(t.id)];
     return j;
+}
+
+nlohmann::json summary_to_json(const model::run_summary& s) {
+    nlohmann::json bounds = nlohmann::json::array();
+    for (const auto& b : s.bounds)
+        bounds.push_back({{"bound", std::string(model::name(b.bound))},
+                          {"quantity", b.quantity},
+                          {"quantity_unit", b.quantity_unit},
+                          {"rate", b.rate},
+                          {"rate_unit", b.rate_unit},
+                          {"seconds_alone", b.seconds_alone},
+                          {"launches_won", b.launches_won},
+                          {"seconds_added", b.seconds_added},
+                          {"what", b.what}});
+    return {{"launches", s.launches},
+            {"launch_overhead_s", s.launch_overhead_s},
+            {"bound", std::string(model::name(s.winner))},
+            {"margin", s.margin},
+            {"seconds", s.seconds},
+            {"bounds", bounds}};
 }
 
 std::string fit_source(const model::time_fit& fit) {

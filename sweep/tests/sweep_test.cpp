@@ -175,11 +175,12 @@ TEST(SweepSpec, RepeatedPointsAppearOnce) {
 
 TEST(SweepKey, DependsOnTheInputsNotTheNames) {
     auto j = small_spec();
-    j["devices"] = json::array({{{"base", "h100-b64"}, {"set", {{"b", {64}}}}}, {{"base", "h100-b64"}}});
+    j["devices"] = json::array({{{"base", "h100"}, {"set", {{"b", {64}}}}}, {{"base", "h100-b64"}}});
     j["algorithms"] = json::array({{{"key", "stats/fused"}, {"n", {1000, 2000}}}});
     const auto s = sweep::parse_spec(j, "spec.json", "");
     ASSERT_EQ(s.points.size(), 4u);
-    // The same numbers under two names (h100-b64 with its own b set again, and the plain preset) share their key.
+    // The same numbers under two names (h100 with b=64 set, its derivations following, and the h100-b64 preset)
+    // share their key.
     EXPECT_EQ(sweep::point_key(s.points[0], s.fit), sweep::point_key(s.points[1], s.fit));
     EXPECT_NE(sweep::point_key(s.points[0], s.fit), sweep::point_key(s.points[2], s.fit));
     EXPECT_EQ(sweep::point_key(s.points[0], s.fit).size(), 64u);
@@ -221,7 +222,7 @@ TEST(SweepResults, ATornLineIsAnErrorNamingTheLine) {
     temp_dir t;
     const auto file = t.path / "points.jsonl";
     const std::string line =
-        json{{"schema", "agpu.sweep-point/1"}, {"key", "k"}, {"point", {}}, {"status", "ok"}, {"result", nullptr}}
+        json{{"schema", "agpu.sweep-point/2"}, {"key", "k"}, {"point", {}}, {"status", "ok"}, {"result", nullptr}}
             .dump();
     {
         std::ofstream out(file);

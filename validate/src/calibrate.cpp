@@ -181,6 +181,8 @@ public:
         choose_clock();
     }
 
+    void set_partial(bool p) { m_partial = p; }
+
     device_timing derive() {
         device_timing t;
         t.device = m_data.provenance.value("device_id", "");
@@ -189,7 +191,7 @@ public:
         const double f = m_clock_mhz * 1e6;
 
         // launch_us: the slope of the launches' summed times over their number.
-        {
+        part([&] {
             const auto runs = need("launch_us", "probe/launch", {});
             std::vector<std::pair<double, double>> xy;
             for (const auto* r : runs) xy.emplace_back(double(r->n), seconds(*r, "probe_launch", "launch_us"));
@@ -197,9 +199,9 @@ public:
                 "probe/launch, n = " + join_sizes(runs) +
                     " launches: least-squares slope of the launches' summed median "
                     "CUDA-event times over n");
-        }
+        });
         // block_clocks: the slope of one launch's time over its blocks, times k SMs and the clock.
-        {
+        part([&] {
             const auto runs = need("block_clocks", "probe/blocks", {{"threads", "32"}});
             std::vector<std::pair<double, double>> xy;
             for (const auto* r : runs) xy.emplace_back(double(r->n), seconds(*r, "probe_blocks", "block_clocks"));
@@ -207,37 +209,41 @@ public:
                 "probe/blocks threads=32, n = " + join_sizes(runs) +
                     " blocks: least-squares slope of time over blocks x " + fmt(m_sms) + " SMs x " + fmt(m_clock_mhz) +
                     " MHz");
-        }
-        for (const auto& [name, op, kernel, bytes_per_word] :
-             std::initializer_list<std::tuple<const char*, const char*, const char*, double>>{
-                 {"dram_read_gbs", "read", "stream_read", 4},
-                 {"dram_write_gbs", "write", "stream_write", 4},
-                 {"dram_copy_gbs", "copy", "stream_copy", 8}}) {
-            const auto runs = need(name, "probe/stream", {{"op", op}});
-            std::vector<std::pair<double, double>> xy;
-            for (const auto* r : runs) xy.emplace_back(bytes_per_word * double(r->n), seconds(*r, kernel, name));
-            add(name, 1e-9 / slope(xy),
-                std::string("probe/stream op=") + op + ", n = " + join_sizes(runs) + " words (" +
-                    (bytes_per_word == 8 ? "8 bytes a word: read + written" : "4 bytes a word") +
-                    "): inverse of the least-squares slope of time over bytes");
-        }
-        {
+        });
+        part([&] {
+            for (const auto& [name, op, kernel, bytes_per_word] :
+                 std::initializer_list<std::tuple<const char*, const char*, const char*, double>>{
+                     {"dram_read_gbs", "read", "stream_read", 4},
+                     {"dram_write_gbs", "write", "stream_write", 4},
+                     {"dram_copy_gbs", "copy", "stream_copy", 8}}) {
+                const auto runs = need(name, "probe/stream", {{"op", op}});
+                std::vector<std::pair<double, double>> xy;
+                for (const auto* r : runs) xy.emplace_back(bytes_per_word * double(r->n), seconds(*r, kernel, name));
+                add(name, 1e-9 / slope(xy),
+                    std::string("probe/stream op=") + op + ", n = " + join_sizes(runs) + " words (" +
+                        (bytes_per_word == 8 ? "8 bytes a word: read + written" : "4 bytes a word") +
+                        "): inverse of the least-squares slope of time over bytes");
+            }
+        });
+        part([&] {
             const auto runs = need("l2_read_gbs", "probe/l2", {});
             std::vector<std::pair<double, double>> xy;
             for (const auto* r : runs) xy.emplace_back(16.0 * double(r->n / 16), seconds(*r, "l2_read", "l2_read_gbs"));
             add("l2_read_gbs", 1e-9 / slope(xy),
                 "probe/l2 footprint=" + param(*runs.front(), "footprint", "l2_read_gbs") + ", n = " + join_sizes(runs) +
                     " bytes: inverse of the least-squares slope of time over bytes read");
-        }
-        for (const auto& [name, space] : std::initializer_list<std::pair<const char*, const char*>>{
-                 {"dram_latency_clocks", "dram"}, {"l2_latency_clocks", "l2"}}) {
-            const auto runs = need(name, "probe/chase", {{"space", space}});
-            add(name, median_value(runs, "clocks_per_load", name),
-                std::string("probe/chase space=") + space + ", n = " + join_sizes(runs) +
-                    " loads: clock64 cycles per dependent load, median of the runs' medians");
-        }
-        shared_wavefronts();
-        {
+        });
+        part([&] {
+            for (const auto& [name, space] : std::initializer_list<std::pair<const char*, const char*>>{
+                     {"dram_latency_clocks", "dram"}, {"l2_latency_clocks", "l2"}}) {
+                const auto runs = need(name, "probe/chase", {{"space", space}});
+                add(name, median_value(runs, "clocks_per_load", name),
+                    std::string("probe/chase space=") + space + ", n = " + join_sizes(runs) +
+                        " loads: clock64 cycles per dependent load, median of the runs' medians");
+            }
+        });
+        part([&] { shared_wavefronts(); });
+        part([&] {
             const auto runs = need("atomic_per_clock", "probe/atomic", {});
             std::vector<std::pair<double, double>> xy;
             for (const auto* r : runs) xy.emplace_back(double(r->n), seconds(*r, "atomic_one", "atomic_per_clock"));
@@ -246,36 +252,52 @@ public:
                     " updates: inverse of the least-squares slope of time over "
                     "updates, over " +
                     fmt(m_clock_mhz) + " MHz");
-        }
-        issue_rates();
-        {
+        });
+        part([&] { issue_rates(); });
+        part([&] {
             const auto runs = need("dependent_clocks", "probe/dependent", {{"op", "ffma"}});
             std::string also;
             if (const auto iadd = select("probe/dependent", {{"op", "iadd3"}}); !iadd.empty())
                 also = " (a dependent IADD3: " + fmt(median_value(iadd, "clocks_per_link", "dependent_clocks")) + ")";
             add("dependent_clocks", median_value(runs, "clocks_per_link", "dependent_clocks"),
                 "probe/dependent op=ffma, n = " + join_sizes(runs) + " links: clock64 cycles per link" + also);
-        }
-        for (const auto& [name, op] : std::initializer_list<std::pair<const char*, const char*>>{
-                 {"shuffle_clocks", "shfl"}, {"barrier_clocks", "bar"}}) {
-            const auto runs = need(name, "probe/dependent", {{"op", op}});
-            add(name, median_value(runs, "clocks_per_link", name),
-                std::string("probe/dependent op=") + op + ", n = " + join_sizes(runs) +
-                    " links: clock64 cycles per link");
-        }
+        });
+        part([&] {
+            for (const auto& [name, op] : std::initializer_list<std::pair<const char*, const char*>>{
+                     {"shuffle_clocks", "shfl"}, {"barrier_clocks", "bar"}}) {
+                const auto runs = need(name, "probe/dependent", {{"op", op}});
+                add(name, median_value(runs, "clocks_per_link", name),
+                    std::string("probe/dependent op=") + op + ", n = " + join_sizes(runs) +
+                        " links: clock64 cycles per link");
+            }
+        });
 
         for (const auto& info : timing_constants) {
             const auto it = m_values.find(std::string(info.name));
+            if (it == m_values.end() && m_partial) continue;  // named in m_missing
             AGPU_CHECK(it != m_values.end(), "calibrate: constant " + std::string(info.name) + " was not derived");
             t.timing.push_back({std::string(info.name), it->second.first, std::string(info.unit),
                                 it->second.second + "; dataset " + m_name, m_date});
         }
         t.notes = m_notes;
+        t.missing = m_missing;
         t.provenance = provenance();
         return t;
     }
 
 private:
+    // Runs one constant's derivation; with a partial derivation, a constant
+    // whose probe runs are missing is named in m_missing instead of failing.
+    template <class F>
+    void part(F derive_one) {
+        if (!m_partial) return derive_one();
+        try {
+            derive_one();
+        } catch (const input_error& e) {
+            m_missing.push_back(e.what());
+        }
+    }
+
     // The runs of `algo` whose parameters include `want`.
     std::vector<const probe_run*> select(const std::string& algo,
                                          const std::map<std::string, std::string>& want) const {
@@ -445,6 +467,18 @@ private:
                 fell_back = fell_back || fell;
                 if (rate > pipes[pipe].rate) pipes[pipe] = {rate, op, !fell};
             }
+            // fp16: sm_90 issues HFMA2 on the fma pipe (CUPTI counts no fp16 pipe); its rate is op=hfma2's
+            // HFMA2 instructions (the fma pipe's count where measured: the probe's only fma instruction) over time.
+            if (op == "hfma2") {
+                double hfma2 = 0;
+                for (const auto& c : shape.loop)
+                    if (c.opcode == "HFMA2") hfma2 += double(c.count) / shape.unroll;
+                bool fell = false;
+                const double rate =
+                    rate_of([&](const probe_run& r) { return r.counter("issue", "inst_pipe_fma"); }, hfma2, fell);
+                fell_back = fell_back || fell;
+                if (rate > pipes["fp16"].rate) pipes["fp16"] = {rate, op, !fell};
+            }
             bool fell = false;
             const double all = rate_of(
                 [&](const probe_run& r) {
@@ -458,7 +492,7 @@ private:
         if (fell_back)
             m_notes.push_back(
                 "pipe rates: the dataset has no per-pipe counters (inst_pipe_*) for some probe/issue runs; "
-                "their instructions are counted from the probes' SASS loop bodies (calibrate.hpp, "
+                "their instructions are counted from the probes' SASS loop bodies (model/probe_shape.hpp, "
                 "issue_probes) x iterations x warps");
         if (issue_fell_back)
             m_notes.push_back(
@@ -479,7 +513,7 @@ private:
                                               pipe + " instructions: the dataset has none");
             add(std::string(pipe) + "_per_clock", b.rate,
                 "probe/issue op=" + b.op + sizes + ": " + pipe + " pipe warp-instructions (" +
-                    (b.counted ? "CUPTI's inst_pipe_" + std::string(pipe)
+                    (b.counted ? "CUPTI's inst_pipe_" + std::string(std::string(pipe) == "fp16" ? "fma" : pipe)
                                : std::string("the SASS loop body x iterations x warps")) +
                     ") over time, per SM per clock (" + fmt(m_clock_mhz) + " MHz); the highest of the issue probes");
         }
@@ -570,22 +604,33 @@ private:
     std::string m_date;
     std::map<std::string, std::pair<double, std::string>> m_values;
     std::vector<std::string> m_notes;
+    bool m_partial = false;
+    std::vector<std::string> m_missing;
 };
 
 }  // namespace
 
-device_timing derive_timing(const dataset& data, const std::string& dataset_name) {
-    return deriver(data, dataset_name).derive();
+device_timing derive_timing(const dataset& data, const std::string& dataset_name, bool partial) {
+    deriver d(data, dataset_name);
+    d.set_partial(partial);
+    return d.derive();
 }
 
-device_timing derive_timing(const std::filesystem::path& dir) { return derive_timing(read_dataset(dir), dir.string()); }
+device_timing derive_timing(const std::filesystem::path& dir, bool partial) {
+    return derive_timing(read_dataset(dir), dir.string(), partial);
+}
 
 nlohmann::json to_json(const device_timing& t) {
     nlohmann::json timing = nlohmann::json::object();
     for (const auto& c : t.timing)
         timing[c.name] = {{"value", c.value}, {"unit", c.unit}, {"source", c.source}, {"date", c.date}};
-    return {{"schema", device_timing_schema}, {"device", t.device}, {"gpu", t.gpu},
-            {"provenance", t.provenance},     {"timing", timing},   {"notes", t.notes}};
+    return {{"schema", device_timing_schema},
+            {"device", t.device},
+            {"gpu", t.gpu},
+            {"provenance", t.provenance},
+            {"timing", timing},
+            {"notes", t.notes},
+            {"missing", t.missing}};
 }
 
 }  // namespace agpu::validate

@@ -111,9 +111,14 @@ void cuda_executor::flush_l2() {
 
 void cuda_executor::launch_raw(std::string_view name, const void* kernel, ::dim3 grid, ::dim3 block, std::size_t smem,
                                void** args) {
-    if (smem > 48 * 1024)
-        AGPU_CUDA_CHECK(
-            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    // Beyond 48 KiB a block (static and dynamic shared memory together) the kernel must opt in.
+    if (smem > 0) {
+        cudaFuncAttributes attr{};
+        AGPU_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+        if (smem + attr.sharedSizeBytes > 48 * 1024)
+            AGPU_CUDA_CHECK(
+                cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    }
     begin_launch(name);
     AGPU_CUDA_CHECK(cudaLaunchKernel(kernel, grid, block, args, smem, nullptr));
     AGPU_CUDA_CHECK(cudaGetLastError());

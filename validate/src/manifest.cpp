@@ -21,8 +21,9 @@ const char* table_begin = "<!-- manifest table: agpu dataset manifest --write --
 const char* table_end = "<!-- end of manifest table -->";
 
 // The files a dataset directory may hold.
+// timing.json: the device timing agpu calibrate derives beside its dataset.
 const std::set<std::string> dataset_files = {"provenance.json", "measurements.csv", "measurements.csv.gz",
-                                             "sampled.csv"};
+                                             "sampled.csv", "timing.json"};
 
 std::string read_text(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
@@ -207,7 +208,8 @@ std::vector<std::string> check_manifest(const fs::path& root) {
         if (!listed.count(dir) || !dataset_files.count(it->path().filename().string()))
             out.push_back("validate/data/" + rel +
                           ": not a dataset's file (a dataset holds provenance.json and "
-                          "measurements.csv[.gz] or sampled.csv; logs, scripts and notes stay out of the data)");
+                          "measurements.csv[.gz] or sampled.csv, and a calibration its timing.json; logs, scripts "
+                          "and notes stay out of the data)");
     }
 
     // The fits' datasets carry "fit" / "fit-check", and only they do.

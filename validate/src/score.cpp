@@ -126,14 +126,8 @@ score_report score_datasets(const std::vector<std::filesystem::path>& dirs, cons
         const auto run = s.launch_counts.empty() ? model::time_run(s.counts, {}, dev, s.footprint_bytes)
                                                  : model::time_run(s.launch_counts, {}, dev, s.footprint_bytes);
         x.predicted_s[time_model_kind::calibrated] = run.seconds;
-        std::map<model::launch_bound, double> by_bound;
-        const double weight = s.launch_counts.empty() ? double(run.launch_count) : 1.0;
-        for (const auto& l : run.launches)
-            for (const auto& b : l.bounds)
-                if (b.bound == l.winner) by_bound[b.bound] += b.seconds * weight;
-        double most = -1;
-        for (const auto& [b, t] : by_bound)
-            if (t > most) most = t, x.winner = std::string(model::name(b));
+        x.winner = std::string(model::name(model::summarize(run).winner));
+        x.floor_s = model::floor_seconds(s.counts, dev, s.footprint_bytes);
         x.predicted_s[time_model_kind::roofline] = roofline_seconds(s.counts, dev);
         x.predicted_s[time_model_kind::fit] =
             model::predict_seconds(model::time_features(s.counts, dev, s.footprint_bytes), fit.constants);
@@ -174,7 +168,8 @@ nlohmann::json to_json(const score_report& r) {
                         {"measured_s", x.measured_s},
                         {"noise", x.noise},
                         {"predicted_s", p},
-                        {"calibrated_bound", x.winner}});
+                        {"calibrated_bound", x.winner},
+                        {"floor_s", x.floor_s}});
     }
     json errors = json::object();
     for (const auto& [dev, fams] : r.errors)

@@ -9,6 +9,7 @@
 #include "agpu/validate/suite.hpp"
 #include "probes/probe_specs.hpp"
 
+namespace model = agpu::model;
 namespace validate = agpu::validate;
 namespace probes = agpu::kernels::probes;
 

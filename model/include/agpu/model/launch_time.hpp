@@ -23,6 +23,7 @@
 // The largest bound is the launch's time; the run's is the sum of its launches.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -83,6 +84,37 @@ run_time time_run(const counts& totals, const launch_shape& shape, const device&
 // A run from each launch's counts (the simulator).
 run_time time_run(const std::vector<counts>& per_launch, const std::vector<launch_shape>& shapes, const device& d,
                   std::uint64_t footprint_bytes);
+
+// A run's bounds summed over its launches (a closed form's one launch counted
+// launch_count times): what `agpu predict` explains.
+struct bound_summary {
+    launch_bound bound{};
+    double quantity = 0;  // summed over the launches, in quantity_unit
+    std::string quantity_unit;
+    double rate = 0;  // quantity / seconds_alone, in rate_unit (the device's rate where it is one)
+    std::string rate_unit;
+    double seconds_alone = 0;        // the bound's seconds over every launch: the run if it bound them all
+    std::uint64_t launches_won = 0;  // launches whose time it sets
+    double seconds_added = 0;        // its seconds in the launches it wins: what it adds to the run
+    std::string what;                // the first launch's line: what the quantity counts
+};
+struct run_summary {
+    std::uint64_t launches = 0;
+    double launch_overhead_s = 0;       // launches x timing.launch_us
+    std::vector<bound_summary> bounds;  // every bound, in launch_bound order
+    launch_bound winner{};              // the bound that adds the most seconds
+    // The winning bounds' seconds over the next largest bounds' of the same
+    // launches: how much the run would shrink were the winners free (1: a tie).
+    double margin = 0;
+    double seconds = 0;  // launch_overhead_s + every bound's seconds_added
+};
+run_summary summarize(const run_time& r);
+
+// "1.2 GB at 3.0 TB/s = 0.40 ms": a bound's quantity, rate and seconds with
+// their units scaled for reading.
+std::string describe(const bound_summary& b);
+// Seconds for reading: "2.59 s", "0.40 ms", "12.3 us".
+std::string seconds_text(double s);
 
 // The device's physical floors for counts `c` (a run's totals): bytes over
 // peak DRAM bandwidth (those that cross DRAM), AGPU steps at b / cores_per_sm

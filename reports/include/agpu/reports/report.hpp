@@ -34,6 +34,9 @@ struct report_options {
     // The sampled-against-exact table's directory (sampled.csv, provenance.json); empty:
     // repository_root / validate/data/host/sampled.
     std::filesystem::path sampled_table;
+    // The time model's test datasets (docs/time-model-test.md): the calibrated
+    // model, the roofline and the fit scored on them; empty: no such section's table.
+    std::vector<std::filesystem::path> test;
     // An agpu sweep's results (points.jsonl or its directory): adds the sweep's section; empty: none.
     std::filesystem::path sweep;
     // A run is simulated only when its exact simulation is estimated under this.

@@ -1,6 +1,6 @@
 // One point of a sweep: what it depends on (its cache key), what it costs to
 // compute (the estimate that spreads points over jobs, ranks and shards),
-// its evaluation, and its line in the results (agpu.sweep-point/1).
+// its evaluation, and its line in the results (agpu.sweep-point/2).
 //
 // A line is a function of the point and the fit alone: no time, host or
 // rank in it, so a sweep run serially, with --jobs, under MPI or in shards
@@ -16,8 +16,8 @@
 
 namespace agpu::sweep {
 
-inline constexpr const char* point_schema = "agpu.sweep-point/1";
-inline constexpr const char* cache_schema = "agpu.sweep-cache/1";
+inline constexpr const char* point_schema = "agpu.sweep-point/2";
+inline constexpr const char* cache_schema = "agpu.sweep-cache/2";
 
 // A point's evaluation: a result, or the reason it was skipped.
 struct outcome {

@@ -1,8 +1,10 @@
 // One run's counts and predicted seconds on a device: the rule `agpu
 // predict` and `agpu sweep` share. Counts come from the closed form or the
 // simulator (sim/model_counts.hpp) as the counts mode asks; seconds from the
-// time model and a fit (model/time_model.hpp), with each term's share and
-// the bound that dominates.
+// calibrated time model (model/launch_time.hpp: the device's own time
+// constants, nothing fitted), per launch, each bound with its quantity and
+// rate; the fitted model's seconds (model/time_model.hpp) beside them as a
+// diagnostic.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +14,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "agpu/model/launch_time.hpp"
 #include "agpu/model/time_model.hpp"
 #include "agpu/sim/model_counts.hpp"
 
@@ -36,16 +39,19 @@ struct prediction {
     // Whether the counts give every counter the time model reads; the
     // seconds, terms and bounds below are meaningful only then.
     bool priced = false;
-    model::time_vector terms{};                           // constant * feature per term (seconds)
-    model::time_term bound = model::time_term::dram;      // the largest term of the dominant bound
-    model::time_bound group = model::time_bound::memory;  // the dominant bound
-    double seconds = 0;
+    model::run_time run;             // the calibrated model's time of each launch
+    model::run_summary summary;      // its bounds over the run: quantities, rates, what each adds
+    double seconds = 0;              // summary.seconds
+    std::string bound;               // the bound that adds the most seconds (model::name(summary.winner))
+    double floor_s = 0;              // the device's physical floor (model::floor_seconds)
+    model::time_vector fit_terms{};  // the fit's constant * feature per term (seconds): a diagnostic
+    double fit_seconds = 0;          // the fit's total
 };
 
 // Counts `algo` at n on `dev` (params checked, seed for the inputs) as `mode`
 // asks, with `opt`'s limits (`mode` exact or sampled sets opt.mode and
 // opt.force_simulator; auto keeps opt.mode for the runs the simulator
-// counts), and prices them with `fit`: predict_closed_form, then, where it
+// counts), and prices them with the calibrated model (the fit beside it): predict_closed_form, then, where it
 // has no answer, predict_simulated. Throws what those throw.
 prediction predict(const sim::algorithm& algo, const model::device& dev, std::uint64_t n,
                    const model::param_values& params, std::uint64_t seed, counts_mode mode, sim::count_options opt,
@@ -74,8 +80,11 @@ prediction predict_simulated(const sim::algorithm& algo, const model::device& de
 double simulation_estimate(const sim::algorithm& algo, const model::device& dev, std::uint64_t n,
                            const model::param_values& params, counts_mode mode);
 
-// {term name: seconds} for every term.
+// {term name: seconds} for every term of the fit.
 nlohmann::json terms_to_json(const model::time_vector& terms);
+// The calibrated model's account of a run: launches, overhead, the winning
+// bound and its margin, and every bound's quantity, rate and seconds.
+nlohmann::json summary_to_json(const model::run_summary& s);
 
 // The fit as predictions name it: its file, or the committed one's name.
 std::string fit_source(const model::time_fit& fit);

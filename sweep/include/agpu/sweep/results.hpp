@@ -1,4 +1,4 @@
-// Reading a sweep's results (points.jsonl, one agpu.sweep-point/1 object a
+// Reading a sweep's results (points.jsonl, one agpu.sweep-point/2 object a
 // line) back: for `agpu report --sweep` and any other reader. Line by line,
 // tolerating nothing torn: a line that is not whole JSON, lacks its line end
 // or has another schema is an input_error naming the file and line.
@@ -14,7 +14,7 @@ namespace agpu::sweep {
 
 struct results {
     std::string source;                 // the file, as given
-    std::vector<nlohmann::json> lines;  // each an agpu.sweep-point/1 object
+    std::vector<nlohmann::json> lines;  // each an agpu.sweep-point/2 object
     nlohmann::json summary;             // summary.json beside it, where there is one (else null)
 };
 

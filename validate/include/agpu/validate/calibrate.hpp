@@ -45,6 +45,7 @@ struct device_timing {
     nlohmann::json provenance;            // GPU, driver, clocks, dates, commands, dataset
     std::vector<timing_constant> timing;  // every constant of timing_constants, in its order
     std::vector<std::string> notes;       // what the derivation fell back on, and why
+    std::vector<std::string> missing;     // partial: the constants not derived, each with why
 };
 
 // Derives every constant from a calibrate dataset. `dataset_name` names it in
@@ -52,9 +53,11 @@ struct device_timing {
 // with one line naming the constant and the probe it needs when a probe's
 // runs are missing or all failed their check, and naming the field when the
 // provenance lacks what a constant needs (the SM count, the SM clock).
-device_timing derive_timing(const dataset& data, const std::string& dataset_name);
+// `partial`: derive the constants whose probes the dataset has and name the
+// others in `missing` (a calibration cut short), instead of failing.
+device_timing derive_timing(const dataset& data, const std::string& dataset_name, bool partial = false);
 // The same from a dataset directory (read_dataset).
-device_timing derive_timing(const std::filesystem::path& dir);
+device_timing derive_timing(const std::filesystem::path& dir, bool partial = false);
 
 // {"schema": "agpu.device-timing/1", "device", "gpu", "provenance", "timing": {name: {value, unit, source, date}}, "notes"}
 nlohmann::json to_json(const device_timing& t);

@@ -34,6 +34,7 @@ struct scored_run {
     double noise = 0;  // the repetitions' (max - min) / median
     std::map<time_model_kind, double> predicted_s;
     std::string winner;  // the calibrated model's deciding bound (the most time over the launches)
+    double floor_s = 0;  // the device's physical floor for the run's counts (model::floor_seconds)
 };
 
 struct error_summary {
