@@ -100,17 +100,6 @@ std::string trust_line(const model::device& d, const std::string& algo) {
            pct(m.p90) + " over " + std::to_string(m.runs) + " runs (" + e.data + ", " + e.date + ")";
 }
 
-// Where the device's time constants come from: how many are measured,
-// published, derived, estimated or hypothetical.
-std::string timing_sources(const model::device& d) {
-    std::map<std::string, int> kinds;
-    for (const auto& [field, note] : d.sources)
-        if (field.rfind("timing.", 0) == 0) ++kinds[note.source.substr(0, note.source.find(':'))];
-    std::string s;
-    for (const auto& [k, n] : kinds) s += (s.empty() ? "" : ", ") + std::to_string(n) + " " + k;
-    return s.empty() ? "no sources recorded" : s;
-}
-
 // One row's account: the launches' overhead, then every bound with its
 // quantity and rate, what it adds, and the winner's margin.
 void explain(std::ostream& os, const row& r) {
@@ -242,7 +231,7 @@ int run_predict(const invocation& inv) {
             jrows.push_back(jr);
         }
         json jmodel = {{"name", "calibrated"},
-                       {"timing_sources", timing_sources(base)},
+                       {"timing_sources", model::timing_source_kinds(base)},
                        {"trust", trust_line(base, algo.spec.key)}};
         if (with_fit) jmodel["fit"] = {{"source", sweep::fit_source(fit)}, {"device", fit.device}, {"date", fit.date}};
         inv.out << json{{"schema", predict_schema},
@@ -261,8 +250,8 @@ int run_predict(const invocation& inv) {
     auto& os = inv.out;
     os << algo.spec.key << " on " << base.id << " " << base.agpu;
     for (const auto& [k, v] : params.all()) os << ", " << k << " = " << v;
-    os << "\ntime model: calibrated (docs/model.md), from " << base.id << "'s time constants (" << timing_sources(base)
-       << "); nothing fitted on algorithm runs\n"
+    os << "\ntime model: calibrated (docs/model.md), from " << base.id << "'s time constants ("
+       << model::timing_source_kinds(base) << "); nothing fitted on algorithm runs\n"
        << trust_line(base, algo.spec.key) << "\n\n";
     text_table t;
     t.add_column("n");

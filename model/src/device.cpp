@@ -3,6 +3,7 @@
 #include <cmath>
 #include <iomanip>
 #include <limits>
+#include <map>
 #include <ostream>
 #include <set>
 #include <variant>
@@ -307,6 +308,15 @@ json device_to_json(const device& d) {
         j[f.section][f.name] = v;
     }
     return j;
+}
+
+std::string timing_source_kinds(const device& d) {
+    std::map<std::string, int> kinds;
+    for (const auto& [field, note] : d.sources)
+        if (field.rfind("timing.", 0) == 0) ++kinds[note.source.substr(0, note.source.find(':'))];
+    std::string s;
+    for (const auto& [k, n] : kinds) s += (s.empty() ? "" : ", ") + std::to_string(n) + " " + k;
+    return s.empty() ? "no sources recorded" : s;
 }
 
 json device_summary_json(const device& d) {

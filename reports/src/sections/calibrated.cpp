@@ -102,13 +102,8 @@ void add_presets(section& s) {
                 const auto pr = sweep::predict_closed_form(algo, dev, r.n, model::parse_params(algo.spec, r.params),
                                                            sweep::counts_mode::automatic, model::default_fit());
                 if (!pr || !pr->priced) continue;
-                std::map<std::string, int> kinds;
-                for (const auto& [field, note] : dev.sources)
-                    if (field.rfind("timing.", 0) == 0) ++kinds[note.source.substr(0, note.source.find(':'))];
-                std::string sources;
-                for (const auto& [k, n] : kinds) sources += (sources.empty() ? "" : ", ") + std::to_string(n) + " " + k;
                 t.rows.push_back({dev.id, label, fmt(pr->seconds, 3), fmt(pr->floor_s, 3), pr->bound,
-                                  fmt(pr->summary.margin, 3), sources});
+                                  fmt(pr->summary.margin, 3), model::timing_source_kinds(dev)});
             } catch (const input_error&) {
                 // A shape this device cannot run (a tile beyond its shared memory): left out.
             }

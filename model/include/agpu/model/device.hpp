@@ -100,6 +100,10 @@ nlohmann::json device_summary_json(const device& d);
 
 std::ostream& operator<<(std::ostream& os, const device& d);
 
+// Where the device's time constants come from, by the kind their sources
+// begin with: "2 derived, 1 estimate, 8 measured, 10 published".
+std::string timing_source_kinds(const device& d);
+
 // Dotted names of every numeric and text field a device file must give ("agpu.p", "hardware.sm_count",
 // "timing.launch_us", ...).
 std::vector<std::string> device_field_names();
