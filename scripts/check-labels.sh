@@ -1,10 +1,10 @@
 #!/bin/sh
 # Checks that no tracked file labels a thing by when it was made: no numbered
-# work periods ("session 12"), no revision suffixes on names ("sort-r3",
-# "timing/s23", "round 4"). Things are named by what they are; history
-# belongs in git log. Disassembly (registers such as -R9) and fuzz corpora
-# (random bytes) are not prose and are left out. Exits 77 (CTest: skipped),
-# saying why, outside a git work tree.
+# work periods and no revision or period suffixes on names (the pattern
+# below). Things are named by what they are; history belongs in git log.
+# Disassembly (registers such as -R9) and fuzz corpora (random bytes) are not
+# prose and are left out. Exits 77 (CTest: skipped), saying why, outside a
+# git work tree.
 #
 #   scripts/check-labels.sh [REPOSITORY]
 set -eu
