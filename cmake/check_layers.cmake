@@ -6,7 +6,7 @@
 #   kernels/layer/         the kernel layer only
 #   kernels/**/*.cuh       kernel bodies: the kernel layer and other kernel bodies
 #   kernels/**/*.sim.cpp   simulator registrations: + model, the families' headers, sim
-#   kernels/**/*.suite.cpp, *.gpu.cu   suites and GPU registrations: + model, the families' headers, validate
+#   kernels/**/*.suite.cpp, *.gpu.cu, *.gpu.cuh   suites and GPU registrations: + model, the families' headers, validate
 #   kernels/ (the rest)    run headers: the kernel layer, model, the families' headers
 #   model/                 model only
 #   sim/estimators/        the kernel layer, model, sim, the families' headers
@@ -77,6 +77,8 @@ function(allowed rel out)
     set(${out} any PARENT_SCOPE)
   elseif(rel MATCHES "^kernels/layer/")
     set(${out} "kl" PARENT_SCOPE)
+  elseif(rel MATCHES "^kernels/.*\\.gpu\\.cuh$")
+    set(${out} "kl;body;family;model;validate" PARENT_SCOPE)
   elseif(rel MATCHES "^kernels/.*\\.cuh$")
     set(${out} "kl;body" PARENT_SCOPE)
   elseif(rel MATCHES "^kernels/.*\\.sim\\.cpp$")

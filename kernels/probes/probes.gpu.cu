@@ -14,145 +14,14 @@
 //   probe/shared     shared loads with `ways` distinct words in one bank: wavefronts per clock
 //   probe/atomic     n atomic adds to one global address
 //   probe/issue      independent chains of one instruction class: the issue rate of its pipe
-//   probe/dependent  one warp's chain of n dependent FFMA, IADD3, SHFL or barriers (clock64)
+//   probe/dependent  one warp's chain of n dependent FFMA, IADD3, SHFL or barriers (clock64;
+//                    dependent.gpu.cu)
 //
 // Shapes (blocks an SM, chains, loop bodies) are declared in model/probe_shape.hpp,
 // where the derivation reads them. Rates that need the SM clock also record it
 // in the run: block 0's clock64 cycles over %globaltimer nanoseconds around
 // its loop (the value sm_clock_mhz).
-#include <cuda_runtime.h>
-
-#include <algorithm>
-#include <cmath>
-#include <cstring>
-#include <random>
-#include <span>
-#include <unordered_set>
-
-#include "agpu/validate/calibrate.hpp"
-#include "agpu/validate/cuda_executor.hpp"
-#include "agpu/validate/gpu_algorithms.hpp"
-#include "common/host_util.hpp"
-#include "probes/probe_specs.hpp"
-
-namespace agpu::kernels::probes {
-namespace {
-
-using model::check_result;
-using model::param_values;
-using model::run_value;
-using validate::cuda_executor;
-namespace shape = model::probe_shape;
-using u32 = std::uint32_t;
-using u64 = std::uint64_t;
-
-// ---- device helpers ----
-
-__device__ __forceinline__ u64 clock_now() {
-    u64 t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-    return t;
-}
-
-__device__ __forceinline__ u64 ns_now() {
-    u64 t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
-    return t;
-}
-
-// Block 0's thread 0 times the loop between begin() and end() in SM clocks
-// and in nanoseconds: the SM clock while the probe ran.
-struct run_clock {
-    bool on;
-    u64 cycles = 0, ns = 0;
-    __device__ run_clock() : on(blockIdx.x == 0 && threadIdx.x == 0) {}
-    __device__ void begin() {
-        if (on) {
-            cycles = clock_now();
-            ns = ns_now();
-        }
-    }
-    __device__ void end(u64* out) {
-        if (on) {
-            const u64 c = clock_now(), t = ns_now();
-            out[0] = c - cycles;
-            out[1] = t - ns;
-        }
-    }
-};
-
-// The input words: distinct, from the seed, and summable in closed form.
-constexpr u32 pattern_step = 0x9E3779B1u;
-__host__ __device__ constexpr u32 pattern(u64 i, u32 salt) { return u32(i) * pattern_step + salt; }
-
-// Sum of pattern(i) over i < m, mod 2^32.
-u32 pattern_sum(u64 m, u32 salt) {
-    const u64 tri = m % 2 == 0 ? (m / 2) * (m - 1) : m * ((m - 1) / 2);  // m(m-1)/2 mod 2^64
-    return u32(tri) * pattern_step + u32(m) * salt;
-}
-
-u32 salt_of(u64 seed) { return u32(seed * 0x2545F4914F6CDD1Dull >> 32) | 1u; }
-
-__global__ void fill(u32* out, u64 n, u32 salt) {
-    const u64 stride = u64(gridDim.x) * blockDim.x;
-    for (u64 i = u64(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) out[i] = pattern(i, salt);
-}
-
-__device__ __forceinline__ u32 sum4(uint4 v) { return v.x + v.y + v.z + v.w; }
-
-// Adds a thread's partial sum into *sum: one atomic a warp.
-__device__ __forceinline__ void warp_add(u32* sum, u32 acc) {
-    acc = __reduce_add_sync(0xffffffffu, acc);
-    if ((threadIdx.x & 31) == 0) atomicAdd(sum, acc);
-}
-
-// ---- host helpers ----
-
-int attribute(cudaDeviceAttr what) {
-    int dev = 0, v = 0;
-    AGPU_CUDA_CHECK(cudaGetDevice(&dev));
-    AGPU_CUDA_CHECK(cudaDeviceGetAttribute(&v, what, dev));
-    return v;
-}
-unsigned sm_count() { return unsigned(attribute(cudaDevAttrMultiProcessorCount)); }
-u64 l2_bytes() { return u64(attribute(cudaDevAttrL2CacheSize)); }
-
-// Grid of a grid-stride probe: stream_blocks_per_sm blocks for every SM.
-dim3 stream_grid() { return dim3(sm_count() * shape::stream_blocks_per_sm); }
-// Grid of a one-wave probe: blocks_per_sm blocks for every SM.
-dim3 wave_grid() { return dim3(sm_count() * shape::blocks_per_sm); }
-// Dynamic shared memory (unused) that lets no more than blocks_per_sm blocks
-// share an SM: the wave's blocks then spread evenly, blocks_per_sm to every SM,
-// where a kernel of few registers could otherwise pile more onto some.
-std::size_t wave_shared_bytes() {
-    return std::size_t(attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor)) / (shape::blocks_per_sm + 1) + 1;
-}
-
-template <class T>
-T fetch_one(cuda_executor& ex, kl::gspan<T> s, std::size_t i = 0) {
-    T v{};
-    ex.download(std::span<T>(&v, 1), s.subspan(i, 1));
-    return v;
-}
-
-kl::gspan<u32> zeroed_word(cuda_executor& ex) {
-    auto w = ex.alloc<u32>(1);
-    const u32 zero = 0;
-    ex.upload(w, std::span<const u32>(&zero, 1));
-    return w;
-}
-
-// The run's SM clock from a run_clock's two words ({} when the timer did not advance).
-std::vector<run_value> clock_value(cuda_executor& ex, kl::gspan<u64> clk) {
-    const auto c = fetch(ex, clk, 2);
-    if (c[1] == 0) return {};
-    return {{"sm_clock_mhz", double(c[0]) / double(c[1]) * 1e3, "MHz"}};
-}
-
-check_result with_values(check_result r, std::vector<run_value> v) {
-    r.values = std::move(v);
-    return r;
-}
+#include "probes/probe_helpers.gpu.cuh"
 
 // ---- probe/launch ----
 
@@ -670,117 +539,6 @@ check_result run_issue(cuda_executor& ex, u64 n, const param_values& p, u64 seed
     throw internal_error("probe/issue: op " + op + " has no kernel");
 }
 
-// ---- probe/dependent ----
-
-// One warp; out[0] = SM clocks for the n links, out[1 + lane] = the lane's value.
-__global__ void dependent_ffma(u32 n, float a, float b, u64* out) {
-    float x = 1.0f + float(threadIdx.x) / 64.0f;
-    const u64 c0 = clock_now();
-    u32 s = 0;
-    for (; s + shape::dependent_unroll <= n; s += shape::dependent_unroll) {
-#pragma unroll
-        for (unsigned k = 0; k < shape::dependent_unroll; ++k) x = fmaf(x, a, b);
-    }
-    for (; s < n; ++s) x = fmaf(x, a, b);
-    const u64 c1 = clock_now();
-    if (threadIdx.x == 0) out[0] = c1 - c0;
-    out[1 + threadIdx.x] = __float_as_uint(x);
-}
-
-// (x, y) <- (y, x + y + c): each link's IADD3 waits for the one before, and a
-// Fibonacci recurrence has no closed form a compiler folds the loop into.
-__global__ void dependent_iadd3(u32 n, u32 c, u64* out) {
-    u32 x = threadIdx.x, y = threadIdx.x + 1;
-    const u64 c0 = clock_now();
-    u32 s = 0;
-    for (; s + shape::dependent_unroll <= n; s += shape::dependent_unroll) {
-#pragma unroll
-        for (unsigned k = 0; k < shape::dependent_unroll; ++k) {
-            const u32 z = x + y + c;
-            x = y;
-            y = z;
-        }
-    }
-    for (; s < n; ++s) {
-        const u32 z = x + y + c;
-        x = y;
-        y = z;
-    }
-    const u64 c1 = clock_now();
-    if (threadIdx.x == 0) out[0] = c1 - c0;
-    out[1 + threadIdx.x] = y;
-}
-
-// x <- the next lane's x (SHFL.IDX).
-__global__ void dependent_shfl(u32 n, u64* out) {
-    u32 x = threadIdx.x * 7 + 3;
-    const u32 src = (threadIdx.x + 1) & 31;
-    const u64 c0 = clock_now();
-    u32 s = 0;
-    for (; s + shape::dependent_unroll <= n; s += shape::dependent_unroll) {
-#pragma unroll
-        for (unsigned k = 0; k < shape::dependent_unroll; ++k) x = __shfl_sync(0xffffffffu, x, src);
-    }
-    for (; s < n; ++s) x = __shfl_sync(0xffffffffu, x, src);
-    const u64 c1 = clock_now();
-    if (threadIdx.x == 0) out[0] = c1 - c0;
-    out[1 + threadIdx.x] = x;
-}
-
-// n block barriers in a one-warp block.
-__global__ void dependent_bar(u32 n, u64* out) {
-    const u64 c0 = clock_now();
-    u32 s = 0;
-    for (; s + shape::dependent_unroll <= n; s += shape::dependent_unroll) {
-#pragma unroll
-        for (unsigned k = 0; k < shape::dependent_unroll; ++k) __syncthreads();
-    }
-    for (; s < n; ++s) __syncthreads();
-    const u64 c1 = clock_now();
-    if (threadIdx.x == 0) out[0] = c1 - c0;
-    out[1 + threadIdx.x] = s;
-}
-
-check_result run_dependent(cuda_executor& ex, u64 n, const param_values& p, u64 seed) {
-    const std::string& op = p.text("op");
-    auto out = ex.alloc<u64>(33);
-    const u32 links = u32(n), c = salt_of(seed);
-    std::vector<u64> want(32);
-    if (op == "ffma") {
-        const float a = 0.5f, b = 0.5f;
-        ex.launch("dependent_ffma", dependent_ffma, dim3(1), dim3(32), 0, links, a, b, out.data());
-        for (u32 l = 0; l < 32; ++l) {
-            float x = 1.0f + float(l) / 64.0f;
-            for (u32 s = 0; s < links; ++s) x = std::fmaf(x, a, b);
-            u32 bits;
-            std::memcpy(&bits, &x, 4);
-            want[l] = bits;
-        }
-    } else if (op == "iadd3") {
-        ex.launch("dependent_iadd3", dependent_iadd3, dim3(1), dim3(32), 0, links, c, out.data());
-        for (u32 l = 0; l < 32; ++l) {
-            u32 x = l, y = l + 1;
-            for (u32 s = 0; s < links; ++s) {
-                const u32 z = x + y + c;
-                x = y;
-                y = z;
-            }
-            want[l] = y;
-        }
-    } else if (op == "shfl") {
-        ex.launch("dependent_shfl", dependent_shfl, dim3(1), dim3(32), 0, links, out.data());
-        for (u32 l = 0; l < 32; ++l) want[l] = ((l + links) % 32) * 7 + 3;
-    } else {
-        ex.launch("dependent_bar", dependent_bar, dim3(1), dim3(32), 0, links, out.data());
-        for (u32 l = 0; l < 32; ++l) want[l] = links;
-    }
-    const auto got = fetch(ex, out, 33);
-    const double per_link = double(got[0]) / double(n);
-    auto r = compare(std::vector<u64>(got.begin() + 1, got.end()), want, "the lanes' values after the chain");
-    r.values = {{"clocks_per_link", per_link, "clocks"}};
-    return r;
-}
-
 AGPU_REGISTER_GPU_BASELINE(launch_spec(), run_launch);
 AGPU_REGISTER_GPU_BASELINE(blocks_spec(), run_blocks);
 AGPU_REGISTER_GPU_BASELINE(stream_spec(), run_stream);
@@ -789,7 +547,6 @@ AGPU_REGISTER_GPU_BASELINE(chase_spec(), run_chase);
 AGPU_REGISTER_GPU_BASELINE(shared_spec(), run_shared);
 AGPU_REGISTER_GPU_BASELINE(atomic_spec(), run_atomic);
 AGPU_REGISTER_GPU_BASELINE(issue_spec(), run_issue);
-AGPU_REGISTER_GPU_BASELINE(dependent_spec(), run_dependent);
 
 }  // namespace
 }  // namespace agpu::kernels::probes
