@@ -7,6 +7,7 @@
 #include <set>
 
 #include "agpu/reports/sections.hpp"
+#include "charts.hpp"
 
 namespace agpu::reports {
 namespace {
@@ -16,26 +17,6 @@ using json = nlohmann::json;
 // The most rows of heatmaps one algorithm's chart shows, and of skipped points listed.
 constexpr std::size_t max_heatmap_rows = 12;
 constexpr std::size_t max_skipped_rows = 30;
-
-std::string slug(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) out += c;
-        else if (c >= 'A' && c <= 'Z') out += char(c - 'A' + 'a');
-        else if (!out.empty() && out.back() != '-') out += '-';
-    }
-    while (!out.empty() && out.back() == '-') out.pop_back();
-    return out;
-}
-
-std::string size_text(std::uint64_t n) {
-    if (n > 1 && (n & (n - 1)) == 0) {
-        int e = 0;
-        while ((std::uint64_t(1) << e) != n) ++e;
-        return "2^" + std::to_string(e);
-    }
-    return std::to_string(n);
-}
 
 // One priced or skipped point, as the section reads it.
 struct row {
@@ -99,7 +80,7 @@ struct dimension {
         switch (what) {
             case kind::set: return x.set.count(name) ? fmt(x.set.at(name), 6) : "-";
             case kind::base: return x.base;
-            case kind::n: return size_text(x.n);
+            case kind::n: return pow2(x.n);
             case kind::param: return x.params.count(name) ? x.params.at(name) : "-";
         }
         return "-";
@@ -226,7 +207,7 @@ section sweep_section(const sweep::results& r) {
         for (const auto& [key, g] : groups) {
             const auto [lo, hi] = std::minmax_element(
                 g.begin(), g.end(), [](const row* a, const row* b) { return a->seconds < b->seconds; });
-            best_table.rows.push_back({algo, size_text(key.first), key.second, std::to_string(g.size()), (*lo)->device,
+            best_table.rows.push_back({algo, pow2(key.first), key.second, std::to_string(g.size()), (*lo)->device,
                                        set_text((*lo)->set), fmt((*lo)->seconds, 4), (*lo)->bound, (*hi)->device,
                                        fmt((*hi)->seconds, 4), fmt((*hi)->seconds / (*lo)->seconds, 3)});
         }
@@ -333,7 +314,7 @@ section sweep_section(const sweep::results& r) {
     for (const auto& x : rows) {
         if (x.status == "ok") continue;
         if (++skipped_count <= max_skipped_rows)
-            skipped.rows.push_back({x.algo, x.device, size_text(x.n), params_text(x.params), x.reason});
+            skipped.rows.push_back({x.algo, x.device, pow2(x.n), params_text(x.params), x.reason});
     }
     if (skipped_count) {
         s.add(std::to_string(skipped_count) + " points were skipped" +
